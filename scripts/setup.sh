@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every Debian package ekb needs to build, test and run, idempotently.
+# Safe to run again: apt-get skips what is already installed. Needs root (or sudo).
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain and build
+  clang-19 libclang-rt-19-dev cmake ninja-build ccache git
+  # libraries (CLI parsing, JSON, formatting, hashing, tests)
+  libcli11-dev nlohmann-json3-dev libfmt-dev libxxhash-dev libgtest-dev
+  # ONNX: TensorProto parsing and the node test data the interpreter is cross-checked against
+  libonnx-dev libonnx-testdata libprotobuf-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "setup: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

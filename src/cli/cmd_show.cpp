@@ -1,0 +1,29 @@
+// `ekb show TASK`: the task's .ekb text (what a model is given); with --json, also its figures.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/task_json.h"
+
+namespace ekb::cli {
+
+void register_show(CLI::App& app, Globals& g) {
+  auto* cmd = app.add_subcommand("show", "Print a task's .ekb text: what a model is given and what a candidate starts from.");
+  auto name = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("TASK", *name, "task name (see `ekb list`)")->required();
+  cmd->add_flag("--json", *json, "print a JSON object: the text plus name, pattern, category, domain, stages, flops, "
+                                 "bytes, inputs and outputs");
+  cmd->callback([name, json, &g] {
+    Suite s = g.load_suite();
+    const Task& t = find_task(s, *name);
+    if (*json) {
+      nlohmann::json o = task_json(t);
+      o["text"] = t.text;
+      std::cout << o.dump(2) << "\n";
+      return;
+    }
+    std::cout << t.text;
+  });
+}
+
+}  // namespace ekb::cli

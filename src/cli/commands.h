@@ -1,0 +1,36 @@
+// The subcommands of `ekb`, each registered on the CLI11 app by its own file.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "ir/program.h"
+#include "suite/suite.h"
+
+namespace ekb::cli {
+
+struct Globals {
+  std::string suite_dir;  // --suite; empty means default_suite_dir()
+  std::filesystem::path suite_path() const;
+  Suite load_suite() const;
+};
+
+// A program named on the command line: an existing .ekb file, else a suite task.
+struct LoadedProgram {
+  std::shared_ptr<Program> program;
+  std::string text;  // the task's text or the file's contents
+  const Task* task = nullptr;
+};
+// `suite` must outlive the result (it owns the task).
+LoadedProgram load_file_or_task(const std::string& arg, const Globals& g, std::unique_ptr<Suite>& suite);
+// Throws a clear error for an unknown task, with the closest name.
+const Task& find_task(const Suite& s, const std::string& name);
+
+void register_check(CLI::App& app, Globals& g);
+void register_fmt(CLI::App& app, Globals& g);
+void register_interp(CLI::App& app, Globals& g);
+void register_list(CLI::App& app, Globals& g);
+void register_show(CLI::App& app, Globals& g);
+
+}  // namespace ekb::cli

@@ -1,0 +1,25 @@
+// The float64 reference interpreter: the oracle every candidate is checked against. It evaluates L0
+// exactly as docs/ir.md defines it (floats in double, integers wrapping in their declared type,
+// reductions accumulating in double, select / && / || lazy), vectorised over lanes of outputs so that
+// a 256^3 matmul takes well under a second.
+#pragma once
+#include <stdexcept>
+#include <vector>
+
+#include "interp/tensor_data.h"
+#include "ir/program.h"
+#include "util/diagnostics.h"
+
+namespace ekb {
+
+struct InterpretOptions {
+  bool keep_intermediates = false;  // also return intermediate stages (after the outputs)
+};
+
+// Evaluates `p` on `inputs` (in p.inputs order). Returns the outputs in p.outputs order. A run-time
+// fault (an out-of-range read the static check could not rule out, an integer division by zero, a
+// shift out of range) throws DiagnosticError pointing at the expression.
+std::vector<TensorData> interpret(const Program& p, const std::vector<TensorData>& inputs,
+                                  const InterpretOptions& opts = {});
+
+}  // namespace ekb

@@ -1,0 +1,975 @@
+// The L0 checker: declarations, names, types (with weak literals), index variable ranges (explicit or
+// inferred from bare uses), and output assignability. Rules are those of docs/ir.md.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <numbers>
+#include <set>
+
+#include "ir/check.h"
+#include "ir/const_eval.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "util/strings.h"
+
+namespace ekb {
+namespace {
+
+struct Global {
+  enum class Kind { dim, constant, tensor } kind;
+  int index;
+};
+
+// A bare use of an index variable as a whole index: `A[m, k]` gives (A, 0) for m and (A, 1) for k.
+struct BareUse {
+  int tensor;
+  int dim;
+  Loc loc;
+};
+
+class KernelChecker {
+ public:
+  KernelChecker(const std::shared_ptr<Module>& m, DiagnosticList& d) : mod_(m), src_(m->source), d_(d) {}
+
+  std::shared_ptr<Program> run() {
+    if (!mod_->kernel) {
+      d_.error(src_, Loc{1, 1, 1}, "the file has no kernel",
+               "start the file with `kernel NAME` followed by its inputs, outputs and stages");
+      return nullptr;
+    }
+    Kernel& k = *mod_->kernel;
+    p_ = std::make_shared<Program>();
+    p_->module = mod_;
+    p_->name = k.name;
+    size_t errors_before = d_.error_count();
+    for (auto& st : k.stmts) {
+      if (auto* m = std::get_if<MetaStmt>(&st.node)) check_meta(*m);
+      else if (auto* dm = std::get_if<DimStmt>(&st.node)) check_dims(*dm);
+      else if (auto* c = std::get_if<ConstStmt>(&st.node)) check_const(*c);
+      else if (auto* t = std::get_if<TensorStmt>(&st.node)) check_tensor(*t);
+    }
+    if (p_->pattern.empty()) p_->pattern = p_->name;
+    for (auto& st : k.stmts)
+      if (auto* s = std::get_if<StageStmt>(&st.node)) check_stage(*s);
+    check_all_defined(k);
+    if (d_.error_count() > errors_before) return nullptr;
+    check_usage();
+    return p_;
+  }
+
+ private:
+  std::shared_ptr<Module> mod_;
+  SourcePtr src_;
+  DiagnosticList& d_;
+  std::shared_ptr<Program> p_;
+  std::map<std::string, Global> globals_;
+  std::vector<ConstValue> consts_;
+  std::vector<bool> defined_;  // per tensor: has its stage been checked
+
+  // per-stage state
+  StageInfo* stage_ = nullptr;
+  int stage_tensor_ = -1;
+  std::vector<std::pair<std::string, int>> scope_;  // name -> var id
+  std::vector<const IndexVarDecl*> var_decls_;
+  std::vector<std::vector<BareUse>> bare_uses_;
+  std::set<int> read_tensors_;
+
+  void error(Loc loc, std::string msg, std::string fix = {}) { d_.error(src_, loc, std::move(msg), std::move(fix)); }
+
+  // ---------------- declarations ----------------
+  bool check_new_name(const std::string& name, Loc loc, const char* what) {
+    if (is_reserved_word(name)) {
+      error(loc, fmt::format("`{}` is a reserved word and cannot name a {}", name, what),
+            fmt::format("choose another name, e.g. `{}_`", name));
+      return false;
+    }
+    if (globals_.count(name)) {
+      error(loc, fmt::format("`{}` is already declared", name), "every dim, const and tensor needs its own name");
+      return false;
+    }
+    return true;
+  }
+
+  ConstLookup lookup() {
+    return [this](const std::string& n) -> std::optional<ConstValue> {
+      auto it = globals_.find(n);
+      if (it == globals_.end()) return std::nullopt;
+      if (it->second.kind == Global::Kind::dim) return ConstValue{false, p_->dims[it->second.index].second, 0};
+      if (it->second.kind == Global::Kind::constant) return consts_[it->second.index];
+      return std::nullopt;
+    };
+  }
+
+  std::optional<int64_t> eval_size(const Expr& e, const std::string& what) {
+    auto v = eval_const(e, lookup(), src_, d_, what);
+    if (!v) return std::nullopt;
+    if (v->is_float) {
+      error(e.loc, fmt::format("{} must be an integer, but `{}` is a float", what, print_expr(e)),
+            "sizes are whole numbers; use integer division `/` on dims");
+      return std::nullopt;
+    }
+    if (v->i < 1 || v->i > kMaxDim) {
+      error(e.loc, fmt::format("{} is {}, outside 1..{}", what, v->i, kMaxDim),
+            "sizes must be at least 1; check the arithmetic on the dims");
+      return std::nullopt;
+    }
+    return v->i;
+  }
+
+  void check_meta(const MetaStmt& m) {
+    std::string* slot = m.key == "pattern" ? &p_->pattern : m.key == "category" ? &p_->category : &p_->domain;
+    if (!slot->empty()) {
+      error(m.loc, fmt::format("`{}` is given twice", m.key), "keep one line");
+      return;
+    }
+    if (m.key == "category" || m.key == "domain") {
+      const auto& known = m.key == "category" ? known_categories() : known_domains();
+      if (std::find(known.begin(), known.end(), m.value) == known.end()) {
+        std::string near = closest_match(m.value, known);
+        error(m.value_loc, fmt::format("unknown {} `{}`", m.key, m.value),
+              (near.empty() ? "" : fmt::format("did you mean `{}`? ", near)) + "known: " + quoted_list(known, "or"));
+        return;
+      }
+    }
+    *slot = m.value;
+  }
+
+  void check_dims(const DimStmt& dm) {
+    for (const auto& def : dm.defs) {
+      if (!check_new_name(def.name, def.loc, "dim")) continue;
+      auto v = eval_size(*def.value, fmt::format("dim `{}`", def.name));
+      if (!v) continue;
+      globals_[def.name] = {Global::Kind::dim, static_cast<int>(p_->dims.size())};
+      p_->dims.push_back({def.name, *v});
+    }
+  }
+
+  void check_const(const ConstStmt& c) {
+    if (!check_new_name(c.name, c.loc, "const")) return;
+    auto v = eval_const(*c.value, lookup(), src_, d_, fmt::format("const `{}`", c.name));
+    if (!v) return;
+    globals_[c.name] = {Global::Kind::constant, static_cast<int>(consts_.size())};
+    consts_.push_back(*v);
+  }
+
+  void check_tensor(const TensorStmt& t) {
+    if (!check_new_name(t.name, t.loc, "tensor")) return;
+    TensorInfo ti;
+    ti.name = t.name;
+    ti.dtype = t.dtype;
+    ti.role = t.is_output ? TensorRole::output : TensorRole::input;
+    ti.loc = t.loc;
+    bool ok = true;
+    int64_t elements = 1;
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+      auto v = eval_size(*t.shape[i], fmt::format("dimension {} of `{}`", i, t.name));
+      if (!v) {
+        ok = false;
+        continue;
+      }
+      ti.shape.push_back(*v);
+      if (__builtin_mul_overflow(elements, *v, &elements) || elements > kMaxElements) {
+        error(t.shape[i]->loc, fmt::format("`{}` would hold more than {} elements", t.name, kMaxElements),
+              "edge workloads are far smaller; reduce the dims");
+        ok = false;
+        break;
+      }
+    }
+    if (!t.is_output) ok = check_distribution(t, ti) && ok;
+    if (!ok) return;
+    globals_[t.name] = {Global::Kind::tensor, static_cast<int>(p_->tensors.size())};
+    (t.is_output ? p_->outputs : p_->inputs).push_back(static_cast<int>(p_->tensors.size()));
+    p_->tensors.push_back(std::move(ti));
+    defined_.push_back(!t.is_output);
+  }
+
+  bool check_distribution(const TensorStmt& t, TensorInfo& ti) {
+    using K = DistSpec::Kind;
+    DistSpec& ds = ti.dist;
+    if (!t.dist) {
+      if (is_float(t.dtype)) ds = {K::uniform, -1, 1};
+      else if (t.dtype == DType::boolean) ds = {K::bernoulli, 0.5, 0};
+      else if (dtype_bits(t.dtype) == 8) ds = {K::int_range, static_cast<double>(int_min(t.dtype)), static_cast<double>(int_max(t.dtype))};
+      else ds = {K::int_range, -1000, 1000};
+      return true;
+    }
+    const Distribution& d = *t.dist;
+    struct Shape { const char* name; K kind; size_t nargs; double da, db; };
+    static const Shape kShapes[] = {
+        {"uniform", K::uniform, 2, -1, 1}, {"normal", K::normal, 2, 0, 1},  {"positive", K::positive, 2, 0.1, 10},
+        {"mixed", K::mixed, 2, -3, 3},     {"int", K::int_range, 2, 0, 0},  {"bernoulli", K::bernoulli, 1, 0.5, 0},
+    };
+    const Shape* shape = nullptr;
+    for (const auto& s : kShapes)
+      if (d.kind == s.name) shape = &s;
+    const char* list = "uniform(lo, hi), normal(mean, std), positive(lo, hi), mixed(lo_exp, hi_exp), int(lo, hi), bernoulli(p)";
+    if (!shape) {
+      std::string near = closest_match(d.kind, {"uniform", "normal", "positive", "mixed", "int", "bernoulli"});
+      error(d.loc, fmt::format("unknown distribution `{}`", d.kind),
+            (near.empty() ? std::string() : fmt::format("did you mean `{}`? ", near)) + "distributions: " + list);
+      return false;
+    }
+    bool args_optional = shape->kind == K::uniform || shape->kind == K::normal || shape->kind == K::positive ||
+                         shape->kind == K::mixed || shape->kind == K::bernoulli;
+    if (d.args.empty() && args_optional) {
+      ds = {shape->kind, shape->da, shape->db};
+    } else {
+      if (d.args.size() != shape->nargs) {
+        error(d.loc, fmt::format("`{}` takes {} argument(s), got {}", d.kind, shape->nargs, d.args.size()),
+              fmt::format("distributions: {}", list));
+        return false;
+      }
+      double v[2] = {0, 0};
+      for (size_t i = 0; i < d.args.size(); ++i) {
+        auto c = eval_const(*d.args[i], lookup(), src_, d_, fmt::format("the distribution of `{}`", t.name));
+        if (!c) return false;
+        if (shape->kind == K::int_range && c->is_float) {
+          error(d.args[i]->loc, "the bounds of int(lo, hi) must be integers", "write e.g. int(0, 9)");
+          return false;
+        }
+        v[i] = c->as_double();
+        if (!std::isfinite(v[i])) {
+          error(d.args[i]->loc, "distribution arguments must be finite");
+          return false;
+        }
+      }
+      ds = {shape->kind, v[0], v[1]};
+    }
+    return validate_distribution(d, t.dtype, ds, t.name);
+  }
+
+  bool validate_distribution(const Distribution& d, DType dt, const DistSpec& ds, const std::string& name) {
+    using K = DistSpec::Kind;
+    auto bad = [&](std::string msg, std::string fix) {
+      error(d.loc, std::move(msg), std::move(fix));
+      return false;
+    };
+    if (dt == DType::boolean && ds.kind != K::bernoulli)
+      return bad(fmt::format("`{}` is bool; its values come from bernoulli(p)", name), "write `~ bernoulli(0.5)`");
+    if (ds.kind == K::bernoulli && dt != DType::boolean)
+      return bad("bernoulli(p) fills bool tensors only", "use int(0, 1) for 0/1 numbers");
+    if (is_int(dt) && ds.kind != K::int_range)
+      return bad(fmt::format("`{}` has integer type {}; its values come from int(lo, hi)", name, dtype_name(dt)),
+                 "write e.g. `~ int(-128, 127)`");
+    switch (ds.kind) {
+      case K::uniform:
+        if (!(ds.a < ds.b)) return bad("uniform(lo, hi) needs lo < hi", "write e.g. uniform(-1, 1)");
+        break;
+      case K::normal:
+        if (!(ds.b > 0)) return bad("normal(mean, std) needs std > 0", "write e.g. normal(0, 1)");
+        break;
+      case K::positive:
+        if (!(ds.a > 0 && ds.a < ds.b)) return bad("positive(lo, hi) needs 0 < lo < hi", "write e.g. positive(0.1, 10)");
+        break;
+      case K::mixed:
+        if (!(ds.a < ds.b) || ds.a < -30 || ds.b > 30)
+          return bad("mixed(lo_exp, hi_exp) needs lo_exp < hi_exp within -30..30 (powers of ten)",
+                     "write e.g. mixed(-3, 3)");
+        break;
+      case K::int_range:
+        if (!(ds.a <= ds.b)) return bad("int(lo, hi) needs lo <= hi", "write e.g. int(0, 9)");
+        if (is_int(dt) && (ds.a < static_cast<double>(int_min(dt)) || ds.b > static_cast<double>(int_max(dt))))
+          return bad(fmt::format("int({}, {}) does not fit {} (range {}..{})", ds.a, ds.b, dtype_name(dt), int_min(dt), int_max(dt)),
+                     "narrow the range or widen the type");
+        break;
+      case K::bernoulli:
+        if (!(ds.a >= 0 && ds.a <= 1)) return bad("bernoulli(p) needs 0 <= p <= 1", "write e.g. bernoulli(0.5)");
+        break;
+    }
+    if (is_float(dt)) {
+      double reach = 0;
+      if (ds.kind == K::normal) reach = std::fabs(ds.a) + 10 * ds.b;
+      else if (ds.kind == K::mixed) reach = std::pow(10.0, ds.b);
+      else reach = std::max(std::fabs(ds.a), std::fabs(ds.b));
+      if (reach > float_max(dt))
+        return bad(fmt::format("values of `{}` can exceed the largest {} ({})", name, dtype_name(dt), float_max(dt)),
+                   "narrow the distribution");
+    }
+    return true;
+  }
+
+  // ---------------- stages ----------------
+  void check_stage(StageStmt& s) {
+    StageInfo st;
+    st.name = s.name;
+    st.loc = s.loc;
+    int tensor = -1;
+    bool is_new = false;
+    auto g = globals_.find(s.name);
+    if (g != globals_.end()) {
+      if (g->second.kind != Global::Kind::tensor) {
+        error(s.loc, fmt::format("`{}` is a {} and cannot be defined as a stage", s.name,
+                                 g->second.kind == Global::Kind::dim ? "dim" : "const"),
+              "give the stage another name");
+        return;
+      }
+      tensor = g->second.index;
+      TensorInfo& ti = p_->tensors[tensor];
+      if (ti.role == TensorRole::input) {
+        error(s.loc, fmt::format("`{}` is an input; inputs are given, not computed", s.name),
+              "name the stage differently, or declare `" + s.name + "` with `out` if it is a result");
+        return;
+      }
+      if (defined_[tensor]) {
+        error(s.loc, fmt::format("`{}` is defined twice", s.name),
+              "a stage is defined by one statement; give the second one another name");
+        return;
+      }
+    } else {
+      if (is_reserved_word(s.name)) {
+        error(s.loc, fmt::format("`{}` is a reserved word and cannot name a stage", s.name),
+              fmt::format("choose another name, e.g. `{}_`", s.name));
+        return;
+      }
+      is_new = true;
+    }
+
+    stage_ = &st;
+    stage_tensor_ = tensor;
+    scope_.clear();
+    var_decls_.clear();
+    bare_uses_.clear();
+    size_t errors_before = d_.error_count();
+
+    for (auto& v : s.lhs) {
+      if (!declare_var(v, false)) continue;
+    }
+    st.n_lhs = static_cast<int>(st.vars.size());
+    resolve(*s.rhs);
+
+    if (tensor >= 0) {
+      const TensorInfo& out = p_->tensors[tensor];
+      if (s.lhs.size() != out.shape.size()) {
+        error(s.loc, fmt::format("`{}` has {} dimension(s) but is defined with {} index variable(s)", s.name,
+                                 out.shape.size(), s.lhs.size()),
+              fmt::format("write `{}` with one variable per dimension", s.name));
+      }
+    }
+    resolve_extents(s);
+    if (d_.error_count() > errors_before) {
+      stage_ = nullptr;
+      return;
+    }
+
+    // Types: settle weak literals and check the value fits the tensor.
+    DType target;
+    if (tensor >= 0) {
+      target = p_->tensors[tensor].dtype;
+      if (!s.rhs->weak) check_assignable(*s.rhs, s.rhs->type, target, s.name);
+      else if (is_int(target) && is_float(s.rhs->type))
+        error(s.rhs->loc, fmt::format("`{}` is {}, but the value is a float", s.name, dtype_name(target)),
+              "write an integer value, or convert explicitly, e.g. i32(round(x))");
+    } else {
+      target = s.rhs->weak ? (is_float(s.rhs->type) ? DType::f32 : DType::i32) : s.rhs->type;
+    }
+    settle(*s.rhs, s.rhs->weak ? target : s.rhs->type);
+    if (d_.error_count() > errors_before) {
+      stage_ = nullptr;
+      return;
+    }
+
+    if (is_new) {
+      TensorInfo ti;
+      ti.name = s.name;
+      ti.dtype = target;
+      ti.role = TensorRole::intermediate;
+      ti.loc = s.loc;
+      int64_t elements = 1;
+      for (int i = 0; i < st.n_lhs; ++i) {
+        ti.shape.push_back(st.vars[i].extent);
+        if (__builtin_mul_overflow(elements, st.vars[i].extent, &elements) || elements > kMaxElements) {
+          error(s.loc, fmt::format("`{}` would hold more than {} elements", s.name, kMaxElements), "reduce the dims");
+          stage_ = nullptr;
+          return;
+        }
+      }
+      tensor = static_cast<int>(p_->tensors.size());
+      globals_[s.name] = {Global::Kind::tensor, tensor};
+      p_->tensors.push_back(std::move(ti));
+      defined_.push_back(true);
+    } else {
+      defined_[tensor] = true;
+    }
+    st.tensor = tensor;
+    st.body = s.rhs.get();
+    p_->tensors[tensor].stage = static_cast<int>(p_->stages.size());
+    p_->stages.push_back(std::move(st));
+    stage_ = nullptr;
+  }
+
+  bool declare_var(IndexVarDecl& v, bool reduction) {
+    if (is_reserved_word(v.name)) {
+      error(v.loc, fmt::format("`{}` is a reserved word and cannot name an index variable", v.name),
+            fmt::format("use another name, e.g. `{}_`", v.name));
+      return false;
+    }
+    if (globals_.count(v.name)) {
+      error(v.loc, fmt::format("index variable `{}` has the name of a dim, const or tensor", v.name),
+            "index variables are usually short lower-case names like i, j, k");
+      return false;
+    }
+    for (const auto& var : stage_->vars)
+      if (var.name == v.name) {
+        error(v.loc, fmt::format("index variable `{}` is declared twice in this stage", v.name),
+              "each index variable of a stage needs its own name, including those of reductions");
+        return false;
+      }
+    IndexVar iv;
+    iv.name = v.name;
+    iv.loc = v.loc;
+    iv.reduction = reduction;
+    int id = static_cast<int>(stage_->vars.size());
+    stage_->vars.push_back(iv);
+    var_decls_.push_back(&v);
+    bare_uses_.emplace_back();
+    scope_.push_back({v.name, id});
+    return true;
+  }
+
+  void resolve_extents(const StageStmt& s) {
+    for (size_t id = 0; id < stage_->vars.size(); ++id) {
+      IndexVar& var = stage_->vars[id];
+      const IndexVarDecl& decl = *var_decls_[id];
+      bool is_output_lhs = stage_tensor_ >= 0 && static_cast<int>(id) < stage_->n_lhs;
+      int64_t declared = 0;
+      if (is_output_lhs) {
+        const TensorInfo& out = p_->tensors[stage_tensor_];
+        if (id < out.shape.size()) declared = out.shape[id];
+      }
+      if (decl.extent) {
+        auto v = eval_size(*decl.extent, fmt::format("the range of `{}`", var.name));
+        if (!v) continue;
+        if (declared && *v != declared) {
+          error(decl.extent->loc,
+                fmt::format("`{}` ranges over dimension {} of `{}`, which has size {}, not {}", var.name, id,
+                            s.name, declared, *v),
+                fmt::format("write `{}` or `{} < {}`", var.name, var.name, declared));
+          continue;
+        }
+        var.extent = *v;
+        continue;
+      }
+      if (declared) {
+        var.extent = declared;
+        continue;
+      }
+      const auto& uses = bare_uses_[id];
+      if (uses.empty()) {
+        error(var.loc, fmt::format("cannot tell the range of `{}`: it never indexes a tensor dimension by itself", var.name),
+              fmt::format("give it explicitly, e.g. `{} < 3`", var.name));
+        continue;
+      }
+      int64_t first = p_->tensors[uses[0].tensor].shape[uses[0].dim];
+      bool agree = true;
+      for (const auto& u : uses)
+        if (p_->tensors[u.tensor].shape[u.dim] != first) agree = false;
+      if (!agree) {
+        std::vector<std::string> parts;
+        for (const auto& u : uses)
+          parts.push_back(fmt::format("dimension {} of `{}` (size {})", u.dim, p_->tensors[u.tensor].name,
+                                      p_->tensors[u.tensor].shape[u.dim]));
+        error(var.loc, fmt::format("the range of `{}` is ambiguous: it indexes {}", var.name, fmt::join(parts, ", ")),
+              fmt::format("give it explicitly, e.g. `{} < {}`", var.name, first));
+        continue;
+      }
+      var.extent = first;
+    }
+  }
+
+  void check_assignable(const Expr& e, DType from, DType to, const std::string& name) {
+    if (from == to) return;
+    if (is_float(from) && is_float(to)) return;
+    if (is_int(from) && is_float(to)) return;
+    std::string msg = fmt::format("`{}` is {}, but the value computed for it is {}", name, dtype_name(to), dtype_name(from));
+    std::string fix;
+    if (from == DType::boolean) fix = fmt::format("convert explicitly: {}(condition) or select(condition, 1, 0)", dtype_name(to));
+    else if (is_float(from)) fix = fmt::format("choose the rounding explicitly: {}(round(x)), {}(floor(x)) or {}(x) (truncates)", dtype_name(to), dtype_name(to), dtype_name(to));
+    else if (to == DType::boolean) fix = "compare explicitly, e.g. x != 0";
+    else fix = fmt::format("convert explicitly with {}(...); to compute in {}, convert the operands first", dtype_name(to), dtype_name(to));
+    error(e.loc, std::move(msg), std::move(fix));
+  }
+
+  // ---------------- expressions ----------------
+  // Combines the types of two operands: weak literals adopt the other side's type.
+  bool combine(const Expr& a, const Expr& b, Loc loc, const char* op, DType& type, bool& weak) {
+    if (a.type == DType::boolean || b.type == DType::boolean) {
+      error(loc, fmt::format("`{}` needs numbers, but an operand is bool", op),
+            "convert a condition with f32(c) or select(c, 1.0, 0.0)");
+      return false;
+    }
+    if (a.weak && b.weak) {
+      weak = true;
+      type = (is_float(a.type) || is_float(b.type)) ? DType::f64 : DType::i64;
+      return true;
+    }
+    weak = false;
+    if (a.weak || b.weak) {
+      const Expr& w = a.weak ? a : b;
+      const Expr& s = a.weak ? b : a;
+      type = (is_float(w.type) && is_int(s.type)) ? DType::f32 : s.type;
+      return true;
+    }
+    auto p = promote(a.type, b.type);
+    if (!p) {
+      error(loc, fmt::format("`{}` cannot combine {} and {}", op, dtype_name(a.type), dtype_name(b.type)),
+            "convert one side explicitly, e.g. f32(x)");
+      return false;
+    }
+    type = *p;
+    return true;
+  }
+
+  bool is_defined_tensor(int t, Loc loc, const std::string& name) {
+    if (t == stage_tensor_) {
+      error(loc, fmt::format("stage `{}` reads itself", name),
+            "L0 stages are pure functions of earlier tensors; use a reduction like sum(k) for accumulation");
+      return false;
+    }
+    if (!defined_[t]) {
+      error(loc, fmt::format("`{}` is read before it is defined", name),
+            fmt::format("define `{}` in a statement above this one", name));
+      return false;
+    }
+    return true;
+  }
+
+  std::vector<std::string> visible_names() const {
+    std::vector<std::string> v;
+    for (const auto& [n, g] : globals_) v.push_back(n);
+    for (const auto& [n, id] : scope_) v.push_back(n);
+    return v;
+  }
+
+  void unknown_name(const Expr& e) {
+    std::string near = closest_match(e.text, visible_names());
+    error(e.loc, fmt::format("unknown name `{}`", e.text),
+          near.empty() ? "declare it (dim, const, in) or use an index variable of this stage"
+                       : fmt::format("did you mean `{}`?", near));
+  }
+
+  void resolve(Expr& e) {
+    switch (e.kind) {
+      case ExprKind::int_lit: {
+        auto [p, ec] = std::from_chars(e.text.data(), e.text.data() + e.text.size(), e.ival);
+        if (ec != std::errc() || p != e.text.data() + e.text.size())
+          error(e.loc, fmt::format("the integer `{}` is too large", e.text), "integers must be below 2^63");
+        e.type = DType::i64;
+        e.weak = true;
+        return;
+      }
+      case ExprKind::float_lit:
+        e.fval = std::strtod(e.text.c_str(), nullptr);
+        if (!std::isfinite(e.fval)) error(e.loc, fmt::format("the number `{}` is too large", e.text), "use `inf` for infinity");
+        e.type = DType::f64;
+        e.weak = true;
+        return;
+      case ExprKind::bool_lit:
+        e.type = DType::boolean;
+        e.ival = e.text == "true";
+        return;
+      case ExprKind::name:
+        resolve_name(e);
+        return;
+      case ExprKind::access:
+        resolve_access(e);
+        return;
+      case ExprKind::unary:
+        resolve(*e.args[0]);
+        resolve_unary(e);
+        return;
+      case ExprKind::binary:
+        resolve(*e.args[0]);
+        resolve(*e.args[1]);
+        resolve_binary(e);
+        return;
+      case ExprKind::call:
+        resolve_call(e);
+        return;
+      case ExprKind::reduce:
+        resolve_reduce(e);
+        return;
+    }
+  }
+
+  void resolve_name(Expr& e) {
+    for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
+      if (it->first == e.text) {
+        e.ref = NameRef::index_var;
+        e.id = it->second;
+        e.type = DType::i64;
+        return;
+      }
+    if (e.text == "inf" || e.text == "pi") {
+      e.ref = NameRef::constant;
+      e.fval = e.text == "inf" ? INFINITY : std::numbers::pi;
+      e.type = DType::f64;
+      e.weak = true;
+      return;
+    }
+    auto g = globals_.find(e.text);
+    if (g == globals_.end()) {
+      if (function_from_name(e.text) || dtype_from_name(e.text))
+        error(e.loc, fmt::format("`{}` is a function; call it like {}(x)", e.text, e.text));
+      else
+        unknown_name(e);
+      return;
+    }
+    switch (g->second.kind) {
+      case Global::Kind::dim:
+        e.ref = NameRef::dim;
+        e.id = g->second.index;
+        e.ival = p_->dims[g->second.index].second;
+        e.type = DType::i64;
+        e.weak = true;
+        return;
+      case Global::Kind::constant: {
+        const ConstValue& c = consts_[g->second.index];
+        e.ref = NameRef::constant;
+        e.id = g->second.index;
+        e.ival = c.i;
+        e.fval = c.f;
+        e.type = c.is_float ? DType::f64 : DType::i64;
+        e.weak = true;
+        return;
+      }
+      case Global::Kind::tensor: {
+        const TensorInfo& t = p_->tensors[g->second.index];
+        if (!t.shape.empty()) {
+          std::vector<std::string> idx;
+          for (size_t i = 0; i < t.shape.size(); ++i) idx.push_back(std::string(1, static_cast<char>('i' + i % 8)));
+          error(e.loc, fmt::format("`{}` is a tensor of {} dimension(s); read one element of it", e.text, t.shape.size()),
+                fmt::format("write `{}[{}]`", e.text, fmt::join(idx, ", ")));
+          return;
+        }
+        if (!is_defined_tensor(g->second.index, e.loc, e.text)) return;
+        e.ref = NameRef::scalar_tensor;
+        e.id = g->second.index;
+        e.type = t.dtype;
+        read_tensors_.insert(g->second.index);
+        return;
+      }
+    }
+  }
+
+  void resolve_access(Expr& e) {
+    for (auto& a : e.args) resolve(*a);
+    auto g = globals_.find(e.text);
+    if (g == globals_.end() || g->second.kind != Global::Kind::tensor) {
+      if (g != globals_.end())
+        error(e.loc, fmt::format("`{}` is a {}, not a tensor", e.text, g->second.kind == Global::Kind::dim ? "dim" : "const"),
+              "only tensors are read with [...]");
+      else {
+        std::vector<std::string> tensors;
+        for (const auto& t : p_->tensors) tensors.push_back(t.name);
+        std::string near = closest_match(e.text, tensors);
+        error(e.loc, fmt::format("unknown tensor `{}`", e.text),
+              near.empty() ? "read an input, an output or a stage defined above"
+                           : fmt::format("did you mean `{}`?", near));
+      }
+      return;
+    }
+    int t = g->second.index;
+    const TensorInfo& ti = p_->tensors[t];
+    if (!is_defined_tensor(t, e.loc, e.text)) return;
+    e.id = t;
+    e.type = ti.dtype;
+    read_tensors_.insert(t);
+    if (e.args.size() != ti.shape.size()) {
+      error(e.loc, fmt::format("`{}` has {} dimension(s) but is read with {} index(es)", e.text, ti.shape.size(), e.args.size()),
+            fmt::format("`{}` is {}[{}]", e.text, dtype_name(ti.dtype), fmt::join(ti.shape, ", ")));
+      return;
+    }
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      Expr& a = *e.args[i];
+      if (a.kind == ExprKind::name && a.ref == NameRef::index_var)
+        bare_uses_[a.id].push_back({t, static_cast<int>(i), a.loc});
+      if (a.type == DType::boolean || is_float(a.type))
+        error(a.loc, fmt::format("index {} of `{}` is {}, but indices must be integers", i, e.text, dtype_name(a.type)),
+              is_float(a.type) ? "convert explicitly, e.g. i32(floor(x))" : "use select(c, i, j) to choose an index");
+    }
+  }
+
+  void resolve_unary(Expr& e) {
+    const Expr& a = *e.args[0];
+    e.type = a.type;
+    e.weak = a.weak;
+    switch (e.unop) {
+      case UnOp::neg:
+        if (a.type == DType::boolean) error(e.loc, "`-` needs a number, but the operand is bool", "use `!` to negate a condition");
+        return;
+      case UnOp::lnot:
+        if (a.type != DType::boolean)
+          error(e.loc, fmt::format("`!` needs a condition, but the operand is {}", dtype_name(a.type)),
+                "compare first, e.g. !(x > 0); for integers use `~` (bitwise not)");
+        e.type = DType::boolean;
+        e.weak = false;
+        return;
+      case UnOp::bnot:
+        if (is_float(a.type) || a.type == DType::boolean)
+          error(e.loc, fmt::format("`~` needs an integer, but the operand is {}", dtype_name(a.type)),
+                a.type == DType::boolean ? "use `!` to negate a condition" : "bitwise operators work on integers");
+        return;
+    }
+  }
+
+  void resolve_binary(Expr& e) {
+    const Expr& a = *e.args[0];
+    const Expr& b = *e.args[1];
+    static const char* names[] = {"+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||", "&", "|", "^", "<<", ">>"};
+    const char* op = names[static_cast<int>(e.binop)];
+    switch (e.binop) {
+      case BinOp::land:
+      case BinOp::lor:
+        if (a.type != DType::boolean || b.type != DType::boolean)
+          error(e.loc, fmt::format("`{}` needs conditions on both sides", op),
+                "compare numbers first, e.g. (i > 0) && (i < N); for bits of integers use & or |");
+        e.type = DType::boolean;
+        return;
+      case BinOp::lt: case BinOp::le: case BinOp::gt: case BinOp::ge: case BinOp::eq: case BinOp::ne: {
+        DType t;
+        bool w;
+        if ((e.binop == BinOp::eq || e.binop == BinOp::ne) && a.type == DType::boolean && b.type == DType::boolean) {
+          e.cast_to = DType::boolean;
+        } else if (combine(a, b, e.loc, op, t, w)) {
+          e.cast_to = t;  // the operands' common type; weak-only comparisons settle to i64/f64
+        }
+        e.type = DType::boolean;
+        return;
+      }
+      case BinOp::band: case BinOp::bor: case BinOp::bxor: case BinOp::shl: case BinOp::shr:
+        if (is_float(a.type) || is_float(b.type) || a.type == DType::boolean || b.type == DType::boolean) {
+          error(e.loc, fmt::format("`{}` needs integers", op),
+                (a.type == DType::boolean || b.type == DType::boolean) ? "use && and || for conditions"
+                                                                       : "convert with i32(...) first");
+          return;
+        }
+        if (e.binop == BinOp::shl || e.binop == BinOp::shr) {
+          e.type = a.type;
+          e.weak = a.weak && b.weak;
+          return;
+        }
+        combine(a, b, e.loc, op, e.type, e.weak);
+        return;
+      default:
+        combine(a, b, e.loc, op, e.type, e.weak);
+        return;
+    }
+  }
+
+  void resolve_call(Expr& e) {
+    for (auto& a : e.args) resolve(*a);
+    if (auto cast = dtype_from_name(e.text)) {
+      e.fn = Fn::cast;
+      e.cast_to = *cast;
+      e.type = *cast;
+      if (e.args.size() != 1)
+        error(e.loc, fmt::format("the conversion `{}(...)` takes one argument, got {}", e.text, e.args.size()));
+      return;
+    }
+    auto fn = function_from_name(e.text);
+    if (!fn) {
+      auto g = globals_.find(e.text);
+      if (g != globals_.end() && g->second.kind == Global::Kind::tensor) {
+        error(e.loc, fmt::format("`{}` is a tensor; read it with square brackets", e.text),
+              fmt::format("write `{}[...]`", e.text));
+        return;
+      }
+      std::vector<std::string> fns = {"select", "min", "max", "abs", "clamp", "sign", "exp", "exp2", "expm1",
+                                      "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt", "tanh", "sigmoid",
+                                      "erf", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+                                      "pow", "floor", "ceil", "round", "trunc"};
+      std::string near = closest_match(e.text, fns);
+      error(e.loc, fmt::format("unknown function `{}`", e.text),
+            near.empty() ? "functions are listed in docs/ir.md; write others from them (e.g. gelu from erf)"
+                         : fmt::format("did you mean `{}`?", near));
+      return;
+    }
+    e.fn = *fn;
+    auto arity = [&](size_t n) {
+      if (e.args.size() == n) return true;
+      std::string fix;
+      if ((e.fn == Fn::max || e.fn == Fn::min) && e.args.size() == 1)
+        fix = fmt::format("{}(a, b) takes two values; for a reduction write {}(k) body, and put a body that starts "
+                          "with `-` in parentheses: {}(k) (-x[k])", e.text, e.text, e.text);
+      error(e.loc, fmt::format("`{}` takes {} argument(s), got {}", e.text, n, e.args.size()), fix);
+      return false;
+    };
+    switch (e.fn) {
+      case Fn::select: {
+        if (!arity(3)) return;
+        if (e.args[0]->type != DType::boolean)
+          error(e.args[0]->loc, "the first argument of select must be a condition",
+                "write select(x > 0, a, b); compare numbers to get a condition");
+        if (e.args[1]->type == DType::boolean && e.args[2]->type == DType::boolean) {
+          e.type = DType::boolean;
+          return;
+        }
+        combine(*e.args[1], *e.args[2], e.loc, "select", e.type, e.weak);
+        return;
+      }
+      case Fn::min:
+      case Fn::max:
+        if (!arity(2)) return;
+        combine(*e.args[0], *e.args[1], e.loc, e.text.c_str(), e.type, e.weak);
+        return;
+      case Fn::clamp: {
+        if (!arity(3)) return;
+        DType t1;
+        bool w1;
+        if (!combine(*e.args[0], *e.args[1], e.loc, "clamp", t1, w1)) return;
+        Expr tmp(ExprKind::int_lit, e.loc);
+        tmp.type = t1;
+        tmp.weak = w1;
+        combine(tmp, *e.args[2], e.loc, "clamp", e.type, e.weak);
+        return;
+      }
+      case Fn::abs:
+      case Fn::sign:
+        if (!arity(1)) return;
+        if (e.args[0]->type == DType::boolean) error(e.loc, fmt::format("`{}` needs a number", e.text));
+        e.type = e.args[0]->type;
+        e.weak = e.args[0]->weak;
+        return;
+      case Fn::pow:
+      case Fn::atan2: {
+        if (!arity(2)) return;
+        if (!combine(*e.args[0], *e.args[1], e.loc, e.text.c_str(), e.type, e.weak)) return;
+        if (!is_float(e.type)) {
+          error(e.loc, fmt::format("`{}` works on floats, but its arguments are {}", e.text, dtype_name(e.type)),
+                "convert explicitly, e.g. f32(x)");
+        }
+        return;
+      }
+      default: {  // one-argument float functions
+        if (!arity(1)) return;
+        const Expr& a = *e.args[0];
+        if (a.weak) {
+          e.type = DType::f64;
+          e.weak = true;
+          return;
+        }
+        if (!is_float(a.type)) {
+          error(e.loc, fmt::format("`{}` works on floats, but its argument is {}", e.text, dtype_name(a.type)),
+                fmt::format("convert explicitly, e.g. {}(f32(x))", e.text));
+          return;
+        }
+        e.type = a.type;
+        return;
+      }
+    }
+  }
+
+  void resolve_reduce(Expr& e) {
+    size_t scope_size = scope_.size();
+    for (auto& v : e.rvars) {
+      if (declare_var(v, true)) e.rvar_ids.push_back(static_cast<int>(stage_->vars.size()) - 1);
+    }
+    resolve(*e.args[0]);
+    scope_.resize(scope_size);
+    const Expr& body = *e.args[0];
+    e.type = body.type;
+    e.weak = body.weak;
+    if (body.type == DType::boolean)
+      error(e.loc, fmt::format("`{}` needs numbers, but its body is a condition", e.text),
+            fmt::format("convert it, e.g. {}(k) select(c, 1, 0)", e.text));
+  }
+
+  // Gives weak nodes the concrete type their position demands; checks literals fit.
+  void settle(Expr& e, DType want) {
+    if (e.weak) {
+      if (is_int(want) && e.kind == ExprKind::int_lit && (e.ival < int_min(want) || e.ival > int_max(want)))
+        error(e.loc, fmt::format("{} does not fit in {} ({}..{})", e.ival, dtype_name(want), int_min(want), int_max(want)),
+              "use a wider type or a smaller value");
+      if (want == DType::boolean) want = DType::i64;  // cannot happen for valid programs
+      e.type = want;
+      e.weak = false;
+    }
+    switch (e.kind) {
+      case ExprKind::int_lit: case ExprKind::float_lit: case ExprKind::bool_lit: case ExprKind::name:
+        return;
+      case ExprKind::access:
+        for (auto& a : e.args) settle(*a, DType::i64);
+        return;
+      case ExprKind::unary:
+        settle(*e.args[0], e.unop == UnOp::lnot ? DType::boolean : e.type);
+        return;
+      case ExprKind::binary: {
+        switch (e.binop) {
+          case BinOp::land: case BinOp::lor:
+            settle(*e.args[0], DType::boolean);
+            settle(*e.args[1], DType::boolean);
+            return;
+          case BinOp::lt: case BinOp::le: case BinOp::gt: case BinOp::ge: case BinOp::eq: case BinOp::ne: {
+            DType ot = e.cast_to;
+            if (e.args[0]->weak && e.args[1]->weak) ot = is_float(ot) ? DType::f64 : DType::i64;
+            e.cast_to = ot;
+            settle(*e.args[0], ot);
+            settle(*e.args[1], ot);
+            return;
+          }
+          case BinOp::shl: case BinOp::shr:
+            settle(*e.args[0], e.type);
+            settle(*e.args[1], is_int(e.args[1]->type) && !e.args[1]->weak ? e.args[1]->type : DType::i64);
+            return;
+          default:
+            settle(*e.args[0], e.type);
+            settle(*e.args[1], e.type);
+            return;
+        }
+      }
+      case ExprKind::call:
+        if (e.fn == Fn::cast) {
+          const Expr& a = *e.args[0];
+          settle(*e.args[0], a.weak ? (is_float(a.type) ? DType::f64 : DType::i64) : a.type);
+          return;
+        }
+        if (e.fn == Fn::select) {
+          settle(*e.args[0], DType::boolean);
+          settle(*e.args[1], e.type);
+          settle(*e.args[2], e.type);
+          return;
+        }
+        for (auto& a : e.args) settle(*a, e.type);
+        return;
+      case ExprKind::reduce:
+        settle(*e.args[0], e.type);
+        return;
+    }
+  }
+
+  void check_all_defined(const Kernel& k) {
+    for (int t : p_->outputs)
+      if (!defined_[t]) {
+        const TensorInfo& ti = p_->tensors[t];
+        error(ti.loc, fmt::format("output `{}` is declared but never defined", ti.name),
+              fmt::format("add a stage `{}[...] = ...`", ti.name));
+      }
+    if (p_->outputs.empty())
+      error(k.loc, "the kernel has no output", "declare one with `out Y : f32[N]` and define it with a stage");
+  }
+
+  void check_usage() {
+    for (int t : p_->inputs)
+      if (!read_tensors_.count(t))
+        d_.warning(src_, p_->tensors[t].loc, fmt::format("input `{}` is never read", p_->tensors[t].name),
+                   "remove it, or use it in a stage");
+    for (const auto& s : p_->stages) {
+      const TensorInfo& t = p_->tensors[s.tensor];
+      if (t.role == TensorRole::intermediate && !read_tensors_.count(s.tensor))
+        d_.warning(src_, s.loc, fmt::format("stage `{}` is computed but never used", s.name),
+                   "remove it, or read it from an output's stage");
+    }
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Program> check_kernel(const std::shared_ptr<Module>& module, DiagnosticList& diags) {
+  KernelChecker c(module, diags);
+  return c.run();
+}
+
+}  // namespace ekb

@@ -1,0 +1,54 @@
+// Operation counting over the checked syntax tree. Counted: arithmetic, comparisons, bitwise
+// operators, min/max/abs/sign, math functions (1 each, clamp 2) and one combine per reduction point.
+// Not counted: index arithmetic, tensor reads, select, casts and logical operators; of a select's two
+// branches the larger counts.
+#include "suite/figures.h"
+
+#include <algorithm>
+
+namespace ekb {
+namespace {
+
+double ops(const Expr& e, const StageInfo& st) {
+  switch (e.kind) {
+    case ExprKind::int_lit: case ExprKind::float_lit: case ExprKind::bool_lit: case ExprKind::name: case ExprKind::access:
+      return 0;
+    case ExprKind::unary:
+      return (e.unop == UnOp::lnot ? 0 : 1) + ops(*e.args[0], st);
+    case ExprKind::binary: {
+      double own = (e.binop == BinOp::land || e.binop == BinOp::lor) ? 0 : 1;
+      return own + ops(*e.args[0], st) + ops(*e.args[1], st);
+    }
+    case ExprKind::call:
+      if (e.fn == Fn::select) return ops(*e.args[0], st) + std::max(ops(*e.args[1], st), ops(*e.args[2], st));
+      if (e.fn == Fn::cast) return ops(*e.args[0], st);
+      {
+        double s = e.fn == Fn::clamp ? 2 : 1;
+        for (const auto& a : e.args) s += ops(*a, st);
+        return s;
+      }
+    case ExprKind::reduce: {
+      double points = 1;
+      for (int v : e.rvar_ids) points *= static_cast<double>(st.vars[v].extent);
+      return points * (ops(*e.args[0], st) + 1);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+Figures compute_figures(const Program& p) {
+  Figures f;
+  f.stages = static_cast<int>(p.stages.size());
+  for (const auto& st : p.stages) {
+    double points = 1;
+    for (int v = 0; v < st.n_lhs; ++v) points *= static_cast<double>(st.vars[v].extent);
+    f.flops += points * ops(*st.body, st);
+  }
+  for (int t : p.inputs) f.bytes += p.tensors[t].elements() * dtype_bytes(p.tensors[t].dtype);
+  for (int t : p.outputs) f.bytes += p.tensors[t].elements() * dtype_bytes(p.tensors[t].dtype);
+  return f;
+}
+
+}  // namespace ekb

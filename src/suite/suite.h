@@ -1,0 +1,44 @@
+// The task catalog: every .ekb file under the suite directory, each either one task (its kernel) or
+// a pattern with a `workloads` table that instantiates one task per workload. A task's text is the
+// canonical kernel a model is given (dims filled in); its program is that text, checked.
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/program.h"
+#include "util/diagnostics.h"
+
+namespace ekb {
+
+struct Task {
+  std::string name, pattern, category, domain;
+  std::string text;                  // the task's .ekb text
+  std::filesystem::path file;        // the suite file it comes from
+  std::shared_ptr<Program> program;  // checked
+};
+
+class Suite {
+ public:
+  // Loads and statically checks every task; throws DiagnosticError listing every problem (a task
+  // that does not check, a duplicate name, a missing category or domain).
+  static Suite load(const std::filesystem::path& dir);
+
+  const std::vector<Task>& tasks() const { return tasks_; }
+  const Task* find(const std::string& name) const;
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+  std::vector<Task> tasks_;
+};
+
+// Expands one suite file into its tasks (reports problems into `diags`).
+std::vector<Task> load_suite_file(const std::filesystem::path& path, const std::string& display_name,
+                                  DiagnosticList& diags);
+
+// The suite directory: --suite, else $EKB_SUITE, else the one this build was configured with.
+std::filesystem::path default_suite_dir();
+
+}  // namespace ekb
