@@ -6,7 +6,9 @@
 #include "cli/commands.h"
 #include "ir/check.h"
 #include "ir/parser.h"
+#include "suite/degenerate.h"
 #include "suite/suite.h"
+#include "util/progress.h"
 
 namespace ekb::cli {
 
@@ -39,15 +41,44 @@ bool check_one(const std::string& path) {
   return true;
 }
 
+// The whole suite: every task checks, and no task is degenerate.
+bool check_suite(const Globals& g) {
+  Suite s = g.load_suite();
+  size_t bad = 0;
+  Progress progress("checking tasks", s.tasks().size());
+  std::vector<std::string> reports;
+  for (const auto& t : s.tasks()) {
+    DegeneracyReport r = check_degenerate(*t.program);
+    if (!r.ok()) {
+      ++bad;
+      std::string msg = fmt::format("{}: error: task `{}` is degenerate:\n", t.file.string(), t.name);
+      for (const auto& p : r.problems) msg += "  - " + p + "\n";
+      msg += "  fix: change the computation, the sizes or the input distributions so every output varies "
+             "with every input\n";
+      reports.push_back(msg);
+    }
+    progress.step(t.name, bad);
+  }
+  progress.finish();
+  for (const auto& m : reports) std::cerr << m;
+  std::cout << fmt::format("suite {}: {} task(s), {} degenerate\n", s.dir().string(), s.tasks().size(), bad);
+  return bad == 0;
+}
+
 }  // namespace
 
-void register_check(CLI::App& app, Globals&) {
+void register_check(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("check", "Parse and check .ekb files: L0 names, types, shapes and bounds; the L1/L2 "
                                           "sections; a suite file's workloads. Exit 0 when all are valid, 1 otherwise.");
   auto files = std::make_shared<std::vector<std::string>>();
-  cmd->add_option("FILE", *files, ".ekb files to check")->required();
-  cmd->callback([files] {
+  auto suite = std::make_shared<bool>(false);
+  cmd->add_option("FILE", *files, ".ekb files to check");
+  cmd->add_flag("--suite", *suite, "check the whole suite: every task, and that no task is degenerate (an output "
+                                   "constant, near zero, non-finite, or insensitive to an input)");
+  cmd->callback([files, suite, &g] {
+    if (files->empty() && !*suite) throw CLI::ValidationError("FILE", "give .ekb files to check, or --suite");
     bool ok = true;
+    if (*suite) ok = check_suite(g);
     for (const auto& f : *files) ok = check_one(f) && ok;
     if (!ok) throw CLI::RuntimeError(1);
   });

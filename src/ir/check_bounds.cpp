@@ -134,6 +134,7 @@ class BoundsChecker {
           case BinOp::gt: return add_constraint(diff(*a, *b, 1));
           case BinOp::ge: return add_constraint(diff(*a, *b, 0));
           case BinOp::eq: return add_constraint(diff(*a, *b, 0)) && add_constraint(diff(*b, *a, 0));
+          case BinOp::ne: return exclude_point(diff(*a, *b, 0));
           default: return true;
         }
       }
@@ -176,6 +177,18 @@ class BoundsChecker {
     }
     cons_.push_back(*f);
     return true;
+  }
+
+  // `f != 0` for f = ±v + c: a variable that must differ from the end of its range loses that end.
+  bool exclude_point(std::optional<Affine> f) {
+    if (!f || f->coef.size() != 1) return true;
+    auto [v, k] = *f->coef.begin();
+    if ((k != 1 && k != -1) || f->c == INT64_MIN) return true;
+    int64_t excluded = k == 1 ? -f->c : f->c;
+    Interval& r = range_[v];
+    if (excluded == r.lo) ++r.lo;
+    else if (excluded == r.hi) --r.hi;
+    return r.lo <= r.hi;
   }
 
   template <typename F>

@@ -68,6 +68,7 @@ class KernelChecker {
   std::map<std::string, Global> globals_;
   std::vector<ConstValue> consts_;
   std::vector<bool> defined_;  // per tensor: has its stage been checked
+  std::set<int> attempted_;    // outputs whose stage had errors (not reported again as undefined)
 
   // per-stage state
   StageInfo* stage_ = nullptr;
@@ -348,8 +349,9 @@ class KernelChecker {
               fmt::format("write `{}` with one variable per dimension", s.name));
       }
     }
-    resolve_extents(s);
+    resolve_extents(s, d_.error_count() > errors_before);
     if (d_.error_count() > errors_before) {
+      if (tensor >= 0) attempted_.insert(tensor);
       stage_ = nullptr;
       return;
     }
@@ -367,6 +369,7 @@ class KernelChecker {
     }
     settle(*s.rhs, s.rhs->weak ? target : s.rhs->type);
     if (d_.error_count() > errors_before) {
+      if (tensor >= 0) attempted_.insert(tensor);
       stage_ = nullptr;
       return;
     }
@@ -429,7 +432,8 @@ class KernelChecker {
     return true;
   }
 
-  void resolve_extents(const StageStmt& s) {
+  // `quiet`: the stage already has errors, so a range that cannot be inferred is likely their echo.
+  void resolve_extents(const StageStmt& s, bool quiet) {
     for (size_t id = 0; id < stage_->vars.size(); ++id) {
       IndexVar& var = stage_->vars[id];
       const IndexVarDecl& decl = *var_decls_[id];
@@ -458,8 +462,10 @@ class KernelChecker {
       }
       const auto& uses = bare_uses_[id];
       if (uses.empty()) {
+        if (quiet) continue;
         error(var.loc, fmt::format("cannot tell the range of `{}`: it never indexes a tensor dimension by itself", var.name),
-              fmt::format("give it explicitly, e.g. `{} < 3`", var.name));
+              fmt::format("write its range where it is declared, e.g. `{} < {}`", var.name,
+                          var.reduction ? "3" : "HO"));
         continue;
       }
       int64_t first = p_->tensors[uses[0].tensor].shape[uses[0].dim];
@@ -543,7 +549,9 @@ class KernelChecker {
     return v;
   }
 
-  void unknown_name(const Expr& e) {
+  void unknown_name(Expr& e) {
+    e.type = DType::i64;  // poison as a weak integer: fits most places, so no follow-on errors
+    e.weak = true;
     std::string near = closest_match(e.text, visible_names());
     error(e.loc, fmt::format("unknown name `{}`", e.text),
           near.empty() ? "declare it (dim, const, in) or use an index variable of this stage"
@@ -611,9 +619,11 @@ class KernelChecker {
     }
     auto g = globals_.find(e.text);
     if (g == globals_.end()) {
-      if (function_from_name(e.text) || dtype_from_name(e.text))
+      if (function_from_name(e.text) || dtype_from_name(e.text)) {
         error(e.loc, fmt::format("`{}` is a function; call it like {}(x)", e.text, e.text));
-      else
+        e.type = DType::i64;
+        e.weak = true;
+      } else
         unknown_name(e);
       return;
     }
@@ -747,7 +757,8 @@ class KernelChecker {
           return;
         }
         if (e.binop == BinOp::shl || e.binop == BinOp::shr) {
-          e.type = a.type;
+          // The left operand's type; a literal on the left takes the right operand's type.
+          e.type = a.weak && !b.weak ? b.type : a.type;
           e.weak = a.weak && b.weak;
           return;
         }
@@ -942,7 +953,7 @@ class KernelChecker {
 
   void check_all_defined(const Kernel& k) {
     for (int t : p_->outputs)
-      if (!defined_[t]) {
+      if (!defined_[t] && !attempted_.count(t)) {
         const TensorInfo& ti = p_->tensors[t];
         error(ti.loc, fmt::format("output `{}` is declared but never defined", ti.name),
               fmt::format("add a stage `{}[...] = ...`", ti.name));

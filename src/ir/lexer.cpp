@@ -90,10 +90,40 @@ struct Lexer {
     out.tokens.push_back(std::move(t));
   }
 
+  // Does the next line start with a word that only begins a statement or a block? Then the current
+  // statement ends here even if it looks unfinished, so a missing value is reported where it is missing
+  // instead of swallowing the next statement.
+  bool next_line_starts_statement() const {
+    size_t j = i + 1;
+    // Skip empty and comment-only lines.
+    while (true) {
+      while (j < s.size() && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r')) ++j;
+      if (j < s.size() && s[j] == '#') {
+        while (j < s.size() && s[j] != '\n') ++j;
+      }
+      if (j < s.size() && s[j] == '\n') {
+        ++j;
+        continue;
+      }
+      break;
+    }
+    size_t b = j;
+    while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+    std::string_view w(s.data() + b, j - b);
+    if (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) return false;
+    static constexpr std::string_view kStarters[] = {"kernel", "schedule", "memory", "workloads", "dim",
+                                                     "const", "in", "out", "pattern", "category", "domain"};
+    for (auto k : kStarters)
+      if (w == k) return j >= s.size() || s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r';
+    return false;
+  }
+
   void newline() {
     bool had = line_has_token;
     bool last_is_newline = out.tokens.empty() || out.tokens.back().kind == Tok::newline;
-    if (depth == 0 && had && !out.tokens.empty() && !continues_line(out.tokens.back().kind)) {
+    bool force_end = had && next_line_starts_statement();
+    if (force_end) depth = 0;
+    if (depth == 0 && had && !out.tokens.empty() && (force_end || !continues_line(out.tokens.back().kind))) {
       Token t;
       t.kind = Tok::newline;
       t.loc = {line, col(), 1};

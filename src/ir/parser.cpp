@@ -560,7 +560,10 @@ class Parser {
       try {
         line.loc = peek().loc;
         line.stage = expect_name("a stage name at the start of the line", "write `STAGE: directive args; directive args`");
-        expect(Tok::colon, "after the stage name", "write `Y: split i 8 -> io ii; parallel io`");
+        Loc colon = expect(Tok::colon, "after the stage name", "write `Y: split i 8 -> io ii; parallel io`").loc;
+        if (at(Tok::newline) || at(Tok::eof))
+          fail(colon, fmt::format("no directives after `{}:`", line.stage),
+               "write directives after the colon, e.g. `Y: split i 8 -> io ii; parallel io`");
         do {
           if (at(Tok::newline) || at(Tok::eof)) break;  // a trailing `;`
           line.directives.push_back(parse_directive());

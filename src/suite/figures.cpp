@@ -1,7 +1,7 @@
 // Operation counting over the checked syntax tree. Counted: arithmetic, comparisons, bitwise
 // operators, min/max/abs/sign, math functions (1 each, clamp 2) and one combine per reduction point.
-// Not counted: index arithmetic, tensor reads, select, casts and logical operators; of a select's two
-// branches the larger counts.
+// Not counted: index arithmetic, tensor reads, select, casts, logical operators and constant
+// subexpressions (`-1.0`, `1.0 / 64`); of a select's two branches the larger counts.
 #include "suite/figures.h"
 
 #include <algorithm>
@@ -9,7 +9,24 @@
 namespace ekb {
 namespace {
 
+// Numbers, dims, consts and arithmetic on them only: folded by any compiler, so they cost nothing.
+bool is_constant(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::int_lit: case ExprKind::float_lit: case ExprKind::bool_lit:
+      return true;
+    case ExprKind::name:
+      return e.ref == NameRef::dim || e.ref == NameRef::constant;
+    case ExprKind::unary: case ExprKind::binary: case ExprKind::call:
+      for (const auto& a : e.args)
+        if (!is_constant(*a)) return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
 double ops(const Expr& e, const StageInfo& st) {
+  if (is_constant(e)) return 0;
   switch (e.kind) {
     case ExprKind::int_lit: case ExprKind::float_lit: case ExprKind::bool_lit: case ExprKind::name: case ExprKind::access:
       return 0;

@@ -50,9 +50,8 @@ void write_npy(const std::filesystem::path& path, const TensorData& t, bool as_f
       default: descr = "|b1"; break;
     }
   }
-  std::string shape;
-  for (size_t k = 0; k < t.shape.size(); ++k) shape += fmt::format("{}, ", t.shape[k]);
-  if (t.shape.size() > 1) shape.resize(shape.size() - 2);  // (3,) keeps its comma; (2, 3) does not
+  std::string shape = fmt::format("{}", fmt::join(t.shape, ", "));
+  if (t.shape.size() == 1) shape += ',';  // a one-element tuple: (3,)
   std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", descr, shape);
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');

@@ -1,0 +1,51 @@
+// Helpers shared by the unit tests: check a program from text, expect an error, run the reference.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "harness/inputs.h"
+#include "interp/interpreter.h"
+#include "ir/check.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+
+namespace ekb::test {
+
+struct Checked {
+  std::shared_ptr<Program> program;
+  DiagnosticList diags;
+  std::string rendered() const { return diags.render_all(); }
+};
+
+inline Checked check_text(const std::string& text, const std::string& name = "t.ekb") {
+  Checked c;
+  auto src = std::make_shared<SourceFile>(name, text);
+  auto module = std::make_shared<Module>(parse_module(src, c.diags));
+  if (!c.diags.has_errors()) c.program = check_module(module, c.diags);
+  return c;
+}
+
+// The program must check without errors.
+inline std::shared_ptr<Program> valid(const std::string& text) {
+  Checked c = check_text(text);
+  EXPECT_TRUE(c.program) << c.rendered();
+  return c.program;
+}
+
+// Checking must fail with an error whose rendering contains `needle`; returns the rendering.
+inline std::string expect_error(const std::string& text, const std::string& needle) {
+  Checked c = check_text(text);
+  EXPECT_FALSE(c.program) << "expected an error containing: " << needle;
+  std::string r = c.rendered();
+  EXPECT_NE(r.find(needle), std::string::npos) << "missing `" << needle << "` in:\n" << r;
+  return r;
+}
+
+// A minimal kernel around one stage: `decls` are extra lines, `body` the stage line(s).
+inline std::string kernel(const std::string& lines) { return "kernel t\n" + lines; }
+
+inline std::vector<TensorData> run(const Program& p, uint64_t seed = 1) { return interpret(p, generate_inputs(p, seed)); }
+
+}  // namespace ekb::test
