@@ -1,7 +1,10 @@
 // `ekb check FILE...`: parse and check every layer of each file (and every workload of a suite file).
 #include <fmt/format.h>
 
+#include <atomic>
 #include <iostream>
+#include <mutex>
+#include <thread>
 
 #include "cli/commands.h"
 #include "ir/check.h"
@@ -44,24 +47,34 @@ bool check_one(const std::string& path) {
 // The whole suite: every task checks, and no task is degenerate.
 bool check_suite(const Globals& g) {
   Suite s = g.load_suite();
-  size_t bad = 0;
-  Progress progress("checking tasks", s.tasks().size());
-  std::vector<std::string> reports;
-  for (const auto& t : s.tasks()) {
-    DegeneracyReport r = check_degenerate(*t.program);
-    if (!r.ok()) {
-      ++bad;
-      std::string msg = fmt::format("{}: error: task `{}` is degenerate:\n", t.file.string(), t.name);
-      for (const auto& p : r.problems) msg += "  - " + p + "\n";
-      msg += "  fix: change the computation, the sizes or the input distributions so every output varies "
-             "with every input\n";
-      reports.push_back(msg);
+  const auto& tasks = s.tasks();
+  Progress progress("checking tasks", tasks.size());
+  std::vector<std::string> reports(tasks.size());
+  std::atomic<size_t> next{0}, bad{0};
+  std::mutex mu;
+  auto worker = [&] {
+    for (size_t k; (k = next++) < tasks.size();) {
+      const Task& t = tasks[k];
+      DegeneracyReport r = check_degenerate(*t.program);
+      if (!r.ok()) {
+        ++bad;
+        std::string msg = fmt::format("{}: error: task `{}` is degenerate:\n", t.file.string(), t.name);
+        for (const auto& p : r.problems) msg += "  - " + p + "\n";
+        msg += "  fix: change the computation, the sizes or the input distributions so every output varies "
+               "with every input\n";
+        reports[k] = msg;
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      progress.step(t.name, bad);
     }
-    progress.step(t.name, bad);
-  }
+  };
+  std::vector<std::thread> pool;
+  unsigned n = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 8));
+  for (unsigned i = 0; i < n; ++i) pool.emplace_back(worker);
+  for (auto& th : pool) th.join();
   progress.finish();
   for (const auto& m : reports) std::cerr << m;
-  std::cout << fmt::format("suite {}: {} task(s), {} degenerate\n", s.dir().string(), s.tasks().size(), bad);
+  std::cout << fmt::format("suite {}: {} task(s), {} degenerate\n", s.dir().string(), tasks.size(), bad.load());
   return bad == 0;
 }
 

@@ -30,11 +30,13 @@ void register_list(CLI::App& app, Globals& g) {
       std::cout << a.dump(2) << "\n";
       return;
     }
-    std::cout << fmt::format("{:<28} {:<14} {:<9} {:>6} {:>10} {:>10}  {}\n", "TASK", "CATEGORY", "DOMAIN", "STAGES",
+    size_t w = 4;
+    for (const Task* t : tasks) w = std::max(w, t->name.size());
+    std::cout << fmt::format("{:<{}} {:<14} {:<9} {:>6} {:>10} {:>10}  {}\n", "TASK", w, "CATEGORY", "DOMAIN", "STAGES",
                              "MFLOP", "KB", "PATTERN");
     for (const Task* t : tasks) {
       Figures f = compute_figures(*t->program);
-      std::cout << fmt::format("{:<28} {:<14} {:<9} {:>6} {:>10.3f} {:>10.1f}  {}\n", t->name, t->category, t->domain,
+      std::cout << fmt::format("{:<{}} {:<14} {:<9} {:>6} {:>10.3f} {:>10.1f}  {}\n", t->name, w, t->category, t->domain,
                                f.stages, f.flops / 1e6, static_cast<double>(f.bytes) / 1024.0, t->pattern);
     }
     std::cout << fmt::format("{} workload(s)\n", tasks.size());

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "ir/check.h"
+#include "suite/degenerate.h"
 #include "util/strings.h"
 
 namespace ekb::cli {
@@ -37,6 +38,10 @@ LoadedProgram load_file_or_task(const std::string& arg, const Globals& g, std::u
   }
   suite = std::make_unique<Suite>(g.load_suite());
   const Task& t = find_task(*suite, arg);
+  // The suite rejects degenerate tasks before they are used (the verdict is cached per task text).
+  DegeneracyReport r = check_degenerate(*t.program);
+  if (!r.ok())
+    throw std::runtime_error(fmt::format("task `{}` ({}) is degenerate: {}", t.name, t.file.string(), fmt::join(r.problems, "; ")));
   lp.program = t.program;
   lp.text = t.text;
   lp.task = &t;

@@ -16,6 +16,7 @@ namespace ekb {
 namespace {
 
 constexpr int kLanes = 1024;
+constexpr double kMaxInterpreterBytes = 8.0 * (1 << 30);
 
 struct Val {
   const double* f = nullptr;
@@ -542,9 +543,20 @@ class Evaluator {
 
 }  // namespace
 
+void check_interpretable(const Program& p) {
+  // Every tensor is held in 8-byte values; refuse clearly rather than fail deep inside an allocation.
+  double bytes = 0;
+  for (const auto& t : p.tensors) bytes += static_cast<double>(t.elements()) * 8;
+  if (bytes > kMaxInterpreterBytes)
+    throw std::runtime_error(fmt::format("kernel `{}` needs {:.1f} GiB to interpret (all tensors in 8-byte values); "
+                                         "the reference interpreter stops at {:.0f} GiB: reduce the dims",
+                                         p.name, bytes / (1 << 30), kMaxInterpreterBytes / (1 << 30)));
+}
+
 std::vector<TensorData> interpret(const Program& p, const std::vector<TensorData>& inputs, const InterpretOptions& opts) {
   if (inputs.size() != p.inputs.size())
     throw std::invalid_argument(fmt::format("interpret: {} inputs given, kernel `{}` has {}", inputs.size(), p.name, p.inputs.size()));
+  check_interpretable(p);
   std::vector<TensorData> store(p.tensors.size());
   for (size_t k = 0; k < p.inputs.size(); ++k) {
     const TensorInfo& t = p.tensors[p.inputs[k]];

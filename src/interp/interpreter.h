@@ -16,6 +16,10 @@ struct InterpretOptions {
   bool keep_intermediates = false;  // also return intermediate stages (after the outputs)
 };
 
+// Throws std::runtime_error when the program is too large to interpret in memory (all its tensors
+// in 8-byte values above 8 GiB).
+void check_interpretable(const Program& p);
+
 // Evaluates `p` on `inputs` (in p.inputs order). Returns the outputs in p.outputs order. A run-time
 // fault (an out-of-range read the static check could not rule out, an integer division by zero, a
 // shift out of range) throws DiagnosticError pointing at the expression.

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <thread>
 #include <unistd.h>
 
 #include "harness/inputs.h"
@@ -39,8 +40,8 @@ bool get(std::istream& in, T& v) {
 bool write_entry(const std::filesystem::path& path, const std::string& key, const std::vector<TensorData>& outs) {
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
-  auto tmp = path;
-  tmp += fmt::format(".tmp{}", ::getpid());
+  auto tmp = path;  // unique per process and thread: several may fill the cache at once
+  tmp += fmt::format(".tmp{}-{}", ::getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));
   {
     std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
     if (!o) return false;
@@ -119,6 +120,7 @@ std::string l0_hash(const Program& p) {
 }
 
 ReferenceResult reference_outputs(const Program& p, uint64_t seed, const ReferenceOptions& opts) {
+  check_interpretable(p);
   ReferenceResult r;
   r.inputs = generate_inputs(p, seed);
   std::string key = cache_key(p, seed);

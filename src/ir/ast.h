@@ -77,19 +77,16 @@ struct MetaStmt {  // `pattern X`, `category X`, `domain X`
   Loc loc, value_loc;
 };
 
-struct DimDef {
+struct NamedValue {  // `M = 512` in a `dim` or `const` statement
   std::string name;
   Loc loc;
   ExprPtr value;
 };
 struct DimStmt {  // `dim M = 512, N = 256`
-  std::vector<DimDef> defs;
+  std::vector<NamedValue> defs;
 };
-
-struct ConstStmt {  // `const eps = 1e-5`
-  std::string name;
-  Loc loc;
-  ExprPtr value;
+struct ConstStmt {  // `const eps = 1e-5, scale = 0.125`
+  std::vector<NamedValue> defs;
 };
 
 struct Distribution {  // `~ normal(0, 1)`

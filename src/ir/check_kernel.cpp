@@ -48,7 +48,7 @@ class KernelChecker {
     for (auto& st : k.stmts) {
       if (auto* m = std::get_if<MetaStmt>(&st.node)) check_meta(*m);
       else if (auto* dm = std::get_if<DimStmt>(&st.node)) check_dims(*dm);
-      else if (auto* c = std::get_if<ConstStmt>(&st.node)) check_const(*c);
+      else if (auto* c = std::get_if<ConstStmt>(&st.node)) check_consts(*c);
       else if (auto* t = std::get_if<TensorStmt>(&st.node)) check_tensor(*t);
     }
     if (p_->pattern.empty()) p_->pattern = p_->name;
@@ -148,12 +148,14 @@ class KernelChecker {
     }
   }
 
-  void check_const(const ConstStmt& c) {
-    if (!check_new_name(c.name, c.loc, "const")) return;
-    auto v = eval_const(*c.value, lookup(), src_, d_, fmt::format("const `{}`", c.name));
-    if (!v) return;
-    globals_[c.name] = {Global::Kind::constant, static_cast<int>(consts_.size())};
-    consts_.push_back(*v);
+  void check_consts(const ConstStmt& cs) {
+    for (const auto& c : cs.defs) {
+      if (!check_new_name(c.name, c.loc, "const")) continue;
+      auto v = eval_const(*c.value, lookup(), src_, d_, fmt::format("const `{}`", c.name));
+      if (!v) continue;
+      globals_[c.name] = {Global::Kind::constant, static_cast<int>(consts_.size())};
+      consts_.push_back(*v);
+    }
   }
 
   void check_tensor(const TensorStmt& t) {

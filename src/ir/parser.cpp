@@ -235,29 +235,22 @@ class Parser {
       end_statement(("`" + m.key + " " + m.value + "`").c_str());
       return m;
     }
-    if (t.text == "dim") {
+    if (t.text == "dim" || t.text == "const") {
+      bool is_dim = t.text == "dim";
+      const char* example = is_dim ? "write `dim N = 128, C = 64`" : "write `const eps = 1e-5, scale = 0.125`";
       advance();
-      DimStmt d;
+      std::vector<NamedValue> defs;
       do {
-        DimDef def;
+        NamedValue def;
         def.loc = peek().loc;
-        def.name = expect_name("a dimension name after `dim`", "write `dim N = 128, C = 64`");
-        expect(Tok::assign, "after the dimension name", "write `dim N = 128`");
+        def.name = expect_name(is_dim ? "a dimension name after `dim`" : "a constant name after `const`", example);
+        expect(Tok::assign, is_dim ? "after the dimension name" : "after the constant name", example);
         def.value = parse_expr();
-        d.defs.push_back(std::move(def));
+        defs.push_back(std::move(def));
       } while (accept(Tok::comma));
-      end_statement("the `dim` statement");
-      return d;
-    }
-    if (t.text == "const") {
-      advance();
-      ConstStmt c;
-      c.loc = peek().loc;
-      c.name = expect_name("a constant name after `const`", "write `const eps = 1e-5`");
-      expect(Tok::assign, "after the constant name", "write `const eps = 1e-5`");
-      c.value = parse_expr();
-      end_statement("the `const` statement");
-      return c;
+      end_statement(is_dim ? "the `dim` statement" : "the `const` statement");
+      if (is_dim) return DimStmt{std::move(defs)};
+      return ConstStmt{std::move(defs)};
     }
     if (t.text == "in" || t.text == "out") return parse_tensor_decl();
     return parse_stage();

@@ -163,16 +163,15 @@ std::string kernel_stmt_text(const KernelStmt& st, const KernelPrintOptions& o) 
         if constexpr (std::is_same_v<T, MetaStmt>) {
           if (n.key == "domain" && !o.domain.empty()) return "domain " + o.domain;
           return n.key + " " + n.value;
-        } else if constexpr (std::is_same_v<T, DimStmt>) {
-          std::string s = "dim ";
+        } else if constexpr (std::is_same_v<T, DimStmt> || std::is_same_v<T, ConstStmt>) {
+          std::string s = std::is_same_v<T, DimStmt> ? "dim " : "const ";
           for (size_t i = 0; i < n.defs.size(); ++i) {
             if (i) s += ", ";
             auto it = o.dims.find(n.defs[i].name);
-            s += n.defs[i].name + " = " + (it != o.dims.end() ? it->second : print_expr(*n.defs[i].value));
+            bool replaced = std::is_same_v<T, DimStmt> && it != o.dims.end();
+            s += n.defs[i].name + " = " + (replaced ? it->second : print_expr(*n.defs[i].value));
           }
           return s;
-        } else if constexpr (std::is_same_v<T, ConstStmt>) {
-          return "const " + n.name + " = " + print_expr(*n.value);
         } else if constexpr (std::is_same_v<T, TensorStmt>) {
           std::string s = fmt::format("{} {} : {}", n.is_output ? "out" : "in", n.name, dtype_name(n.dtype));
           s += "[" + comma_exprs(n.shape) + "]";

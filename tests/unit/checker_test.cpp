@@ -98,6 +98,19 @@ TEST(Checker, Distributions) {
   EXPECT_EQ(p->tensors[1].dist.text(), "int(0, 255)");
 }
 
+TEST(Checker, DimsAndConstsFoldInOrder) {
+  auto p = valid("kernel t\n  dim N = 6, H = N / 4 + 1\n  const a = 2, b = a * 1.5, c = -a\n  in X : f32[H]\n  out Y : f32[H]\n"
+                 "  Y[i] = X[i] * b + c\n");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->dims[1].second, 2);
+  auto y = run(*p);
+  auto x = generate_inputs(*p, 1);
+  EXPECT_DOUBLE_EQ(y[0].f[1], x[0].f[1] * 3.0 - 2.0);
+  expect_error("kernel t\n  const a = b, b = 1\n  out Y : f32[1]\n  Y[i] = 1.0\n", "`b` is not a known dim or const");
+  expect_error("kernel t\n  dim N = 1 / 0\n  out Y : f32[1]\n  Y[i] = 1.0\n", "division by zero");
+  expect_error("kernel t\n  dim N = 9223372036854775807 + 1\n  out Y : f32[1]\n  Y[i] = 1.0\n", "integer overflow");
+}
+
 TEST(Checker, WarnsAboutUnusedInputsAndStages) {
   Checked c = check_text(kHead + "  in X : f32[N]\n  in U : f32[N]\n  out Y : f32[N]\n  T[i] = X[i]\n  Y[i] = X[i]\n");
   ASSERT_TRUE(c.program) << c.rendered();
