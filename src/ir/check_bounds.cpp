@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "ir/check.h"
+#include "ir/operators.h"
 #include "ir/printer.h"
 #include "ir/semantics.h"
 
@@ -142,9 +143,6 @@ class BoundsChecker {
     return true;
   }
 
-  static bool is_comparison(BinOp op) {
-    return op == BinOp::lt || op == BinOp::le || op == BinOp::gt || op == BinOp::ge || op == BinOp::eq || op == BinOp::ne;
-  }
   static BinOp negate(BinOp op) {
     switch (op) {
       case BinOp::lt: return BinOp::ge;

@@ -11,6 +11,7 @@
 
 #include "ir/check.h"
 #include "ir/const_eval.h"
+#include "ir/operators.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "util/strings.h"
@@ -730,8 +731,7 @@ class KernelChecker {
   void resolve_binary(Expr& e) {
     const Expr& a = *e.args[0];
     const Expr& b = *e.args[1];
-    static const char* names[] = {"+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||", "&", "|", "^", "<<", ">>"};
-    const char* op = names[static_cast<int>(e.binop)];
+    const char* op = spelling(e.binop);
     switch (e.binop) {
       case BinOp::land:
       case BinOp::lor:

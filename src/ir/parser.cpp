@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "ir/lexer.h"
+#include "ir/operators.h"
 
 namespace ekb {
 
@@ -340,22 +341,8 @@ class Parser {
   // ---- expressions ----
   static constexpr int kAdditivePrec = 9;
 
-  static int binary_prec(Tok t) {
-    switch (t) {
-      case Tok::or_or: return 1;
-      case Tok::and_and: return 2;
-      case Tok::pipe: return 3;
-      case Tok::caret: return 4;
-      case Tok::amp: return 5;
-      case Tok::eq: case Tok::ne: return 6;
-      case Tok::lt: case Tok::le: case Tok::gt: case Tok::ge: return 7;
-      case Tok::shl: case Tok::shr: return 8;
-      case Tok::plus: case Tok::minus: return 9;
-      case Tok::star: case Tok::slash: case Tok::percent: return 10;
-      default: return 0;
-    }
-  }
-  static BinOp binop_of(Tok t) {
+  // The binary operator a token spells, if any.
+  static std::optional<BinOp> binop_of(Tok t) {
     switch (t) {
       case Tok::or_or: return BinOp::lor;
       case Tok::and_and: return BinOp::land;
@@ -374,10 +361,10 @@ class Parser {
       case Tok::minus: return BinOp::sub;
       case Tok::star: return BinOp::mul;
       case Tok::slash: return BinOp::div;
-      default: return BinOp::mod;
+      case Tok::percent: return BinOp::mod;
+      default: return std::nullopt;
     }
   }
-
   struct DepthGuard {
     Parser& p;
     explicit DepthGuard(Parser& pp, Loc loc) : p(pp) {
@@ -396,17 +383,18 @@ class Parser {
     DepthGuard g(*this, peek().loc);
     ExprPtr lhs = parse_unary();
     while (true) {
-      Tok op = peek().kind;
-      int prec = binary_prec(op);
-      if (prec == 0 || prec < min_prec) break;
+      auto op = binop_of(peek().kind);
+      if (!op || precedence(*op) < min_prec) break;
+      int prec = precedence(*op);
       Loc oploc = advance().loc;
       ExprPtr rhs = parse_binary(prec + 1);
       auto e = std::make_unique<Expr>(ExprKind::binary, oploc);
-      e->binop = binop_of(op);
+      e->binop = *op;
       e->args.push_back(std::move(lhs));
       e->args.push_back(std::move(rhs));
       lhs = std::move(e);
-      if ((prec == 6 || prec == 7) && binary_prec(peek().kind) == prec)
+      auto next = binop_of(peek().kind);
+      if (is_comparison(*op) && next && precedence(*next) == prec)
         fail(peek().loc, "comparisons cannot be chained",
              "write `(a < b) && (b < c)` instead of `a < b < c`");
     }

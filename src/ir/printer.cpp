@@ -5,52 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "ir/operators.h"
 #include "ir/parser.h"
 
 namespace ekb {
 namespace {
-
-int prec_of(BinOp op) {
-  switch (op) {
-    case BinOp::lor: return 1;
-    case BinOp::land: return 2;
-    case BinOp::bor: return 3;
-    case BinOp::bxor: return 4;
-    case BinOp::band: return 5;
-    case BinOp::eq: case BinOp::ne: return 6;
-    case BinOp::lt: case BinOp::le: case BinOp::gt: case BinOp::ge: return 7;
-    case BinOp::shl: case BinOp::shr: return 8;
-    case BinOp::add: case BinOp::sub: return 9;
-    case BinOp::mul: case BinOp::div: case BinOp::mod: return 10;
-  }
-  return 0;
-}
-
-const char* spelling(BinOp op) {
-  switch (op) {
-    case BinOp::add: return "+";
-    case BinOp::sub: return "-";
-    case BinOp::mul: return "*";
-    case BinOp::div: return "/";
-    case BinOp::mod: return "%";
-    case BinOp::lt: return "<";
-    case BinOp::le: return "<=";
-    case BinOp::gt: return ">";
-    case BinOp::ge: return ">=";
-    case BinOp::eq: return "==";
-    case BinOp::ne: return "!=";
-    case BinOp::land: return "&&";
-    case BinOp::lor: return "||";
-    case BinOp::band: return "&";
-    case BinOp::bor: return "|";
-    case BinOp::bxor: return "^";
-    case BinOp::shl: return "<<";
-    case BinOp::shr: return ">>";
-  }
-  return "?";
-}
-
-constexpr int kUnaryPrec = 11;
 
 void print_vars(std::string& out, const std::vector<IndexVarDecl>& vars);
 
@@ -82,18 +41,18 @@ void print(std::string& out, const Expr& e, int ctx) {
       out += ')';
       return;
     case ExprKind::unary: {
-      bool paren = ctx > kUnaryPrec;
+      bool paren = ctx > kPrefixPrecedence;
       if (paren) out += '(';
       out += e.unop == UnOp::neg ? "-" : e.unop == UnOp::lnot ? "!" : "~";
-      print(out, *e.args[0], kUnaryPrec);
+      print(out, *e.args[0], kPrefixPrecedence);
       if (paren) out += ')';
       return;
     }
     case ExprKind::binary: {
-      int p = prec_of(e.binop);
+      int p = precedence(e.binop);
       bool paren = ctx > p;
       if (paren) out += '(';
-      bool non_assoc = p == 6 || p == 7;  // comparisons do not chain: `(a < b) < c` keeps its ()
+      bool non_assoc = is_comparison(e.binop);  // comparisons do not chain: `(a < b) < c` keeps its ()
       print(out, *e.args[0], non_assoc ? p + 1 : p);
       out += ' ';
       out += spelling(e.binop);
