@@ -11,9 +11,11 @@
 
 #include "ir/check.h"
 #include "ir/const_eval.h"
+#include "ir/distribution.h"
 #include "ir/operators.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "ir/type_rules.h"
 #include "util/strings.h"
 
 namespace ekb {
@@ -182,117 +184,16 @@ class KernelChecker {
         break;
       }
     }
-    if (!t.is_output) ok = check_distribution(t, ti) && ok;
+    if (!t.is_output) {
+      auto dist = check_distribution(t, lookup(), src_, d_);
+      if (dist) ti.dist = *dist;
+      else ok = false;
+    }
     if (!ok) return;
     globals_[t.name] = {Global::Kind::tensor, static_cast<int>(p_->tensors.size())};
     (t.is_output ? p_->outputs : p_->inputs).push_back(static_cast<int>(p_->tensors.size()));
     p_->tensors.push_back(std::move(ti));
     defined_.push_back(!t.is_output);
-  }
-
-  bool check_distribution(const TensorStmt& t, TensorInfo& ti) {
-    using K = DistSpec::Kind;
-    DistSpec& ds = ti.dist;
-    if (!t.dist) {
-      if (is_float(t.dtype)) ds = {K::uniform, -1, 1};
-      else if (t.dtype == DType::boolean) ds = {K::bernoulli, 0.5, 0};
-      else if (dtype_bits(t.dtype) == 8) ds = {K::int_range, static_cast<double>(int_min(t.dtype)), static_cast<double>(int_max(t.dtype))};
-      else ds = {K::int_range, -1000, 1000};
-      return true;
-    }
-    const Distribution& d = *t.dist;
-    struct Shape { const char* name; K kind; size_t nargs; double da, db; };
-    static const Shape kShapes[] = {
-        {"uniform", K::uniform, 2, -1, 1}, {"normal", K::normal, 2, 0, 1},  {"positive", K::positive, 2, 0.1, 10},
-        {"mixed", K::mixed, 2, -3, 3},     {"int", K::int_range, 2, 0, 0},  {"bernoulli", K::bernoulli, 1, 0.5, 0},
-    };
-    const Shape* shape = nullptr;
-    for (const auto& s : kShapes)
-      if (d.kind == s.name) shape = &s;
-    const char* list = "uniform(lo, hi), normal(mean, std), positive(lo, hi), mixed(lo_exp, hi_exp), int(lo, hi), bernoulli(p)";
-    if (!shape) {
-      std::string near = closest_match(d.kind, {"uniform", "normal", "positive", "mixed", "int", "bernoulli"});
-      error(d.loc, fmt::format("unknown distribution `{}`", d.kind),
-            (near.empty() ? std::string() : fmt::format("did you mean `{}`? ", near)) + "distributions: " + list);
-      return false;
-    }
-    bool args_optional = shape->kind == K::uniform || shape->kind == K::normal || shape->kind == K::positive ||
-                         shape->kind == K::mixed || shape->kind == K::bernoulli;
-    if (d.args.empty() && args_optional) {
-      ds = {shape->kind, shape->da, shape->db};
-    } else {
-      if (d.args.size() != shape->nargs) {
-        error(d.loc, fmt::format("`{}` takes {} argument(s), got {}", d.kind, shape->nargs, d.args.size()),
-              fmt::format("distributions: {}", list));
-        return false;
-      }
-      double v[2] = {0, 0};
-      for (size_t i = 0; i < d.args.size(); ++i) {
-        auto c = eval_const(*d.args[i], lookup(), src_, d_, fmt::format("the distribution of `{}`", t.name));
-        if (!c) return false;
-        if (shape->kind == K::int_range && c->is_float) {
-          error(d.args[i]->loc, "the bounds of int(lo, hi) must be integers", "write e.g. int(0, 9)");
-          return false;
-        }
-        v[i] = c->as_double();
-        if (!std::isfinite(v[i])) {
-          error(d.args[i]->loc, "distribution arguments must be finite");
-          return false;
-        }
-      }
-      ds = {shape->kind, v[0], v[1]};
-    }
-    return validate_distribution(d, t.dtype, ds, t.name);
-  }
-
-  bool validate_distribution(const Distribution& d, DType dt, const DistSpec& ds, const std::string& name) {
-    using K = DistSpec::Kind;
-    auto bad = [&](std::string msg, std::string fix) {
-      error(d.loc, std::move(msg), std::move(fix));
-      return false;
-    };
-    if (dt == DType::boolean && ds.kind != K::bernoulli)
-      return bad(fmt::format("`{}` is bool; its values come from bernoulli(p)", name), "write `~ bernoulli(0.5)`");
-    if (ds.kind == K::bernoulli && dt != DType::boolean)
-      return bad("bernoulli(p) fills bool tensors only", "use int(0, 1) for 0/1 numbers");
-    if (is_int(dt) && ds.kind != K::int_range)
-      return bad(fmt::format("`{}` has integer type {}; its values come from int(lo, hi)", name, dtype_name(dt)),
-                 "write e.g. `~ int(-128, 127)`");
-    switch (ds.kind) {
-      case K::uniform:
-        if (!(ds.a < ds.b)) return bad("uniform(lo, hi) needs lo < hi", "write e.g. uniform(-1, 1)");
-        break;
-      case K::normal:
-        if (!(ds.b > 0)) return bad("normal(mean, std) needs std > 0", "write e.g. normal(0, 1)");
-        break;
-      case K::positive:
-        if (!(ds.a > 0 && ds.a < ds.b)) return bad("positive(lo, hi) needs 0 < lo < hi", "write e.g. positive(0.1, 10)");
-        break;
-      case K::mixed:
-        if (!(ds.a < ds.b) || ds.a < -30 || ds.b > 30)
-          return bad("mixed(lo_exp, hi_exp) needs lo_exp < hi_exp within -30..30 (powers of ten)",
-                     "write e.g. mixed(-3, 3)");
-        break;
-      case K::int_range:
-        if (!(ds.a <= ds.b)) return bad("int(lo, hi) needs lo <= hi", "write e.g. int(0, 9)");
-        if (is_int(dt) && (ds.a < static_cast<double>(int_min(dt)) || ds.b > static_cast<double>(int_max(dt))))
-          return bad(fmt::format("int({}, {}) does not fit {} (range {}..{})", ds.a, ds.b, dtype_name(dt), int_min(dt), int_max(dt)),
-                     "narrow the range or widen the type");
-        break;
-      case K::bernoulli:
-        if (!(ds.a >= 0 && ds.a <= 1)) return bad("bernoulli(p) needs 0 <= p <= 1", "write e.g. bernoulli(0.5)");
-        break;
-    }
-    if (is_float(dt)) {
-      double reach = 0;
-      if (ds.kind == K::normal) reach = std::fabs(ds.a) + 10 * ds.b;
-      else if (ds.kind == K::mixed) reach = std::pow(10.0, ds.b);
-      else reach = std::max(std::fabs(ds.a), std::fabs(ds.b));
-      if (reach > float_max(dt))
-        return bad(fmt::format("values of `{}` can exceed the largest {} ({})", name, dtype_name(dt), float_max(dt)),
-                   "narrow the distribution");
-    }
-    return true;
   }
 
   // ---------------- stages ----------------
@@ -363,14 +264,14 @@ class KernelChecker {
     DType target;
     if (tensor >= 0) {
       target = p_->tensors[tensor].dtype;
-      if (!s.rhs->weak) check_assignable(*s.rhs, s.rhs->type, target, s.name);
+      if (!s.rhs->weak) check_assignable(*s.rhs, s.rhs->type, target, s.name, src_, d_);
       else if (is_int(target) && is_float(s.rhs->type))
         error(s.rhs->loc, fmt::format("`{}` is {}, but the value is a float", s.name, dtype_name(target)),
               "write an integer value, or convert explicitly, e.g. i32(round(x))");
     } else {
       target = s.rhs->weak ? (is_float(s.rhs->type) ? DType::f32 : DType::i32) : s.rhs->type;
     }
-    settle(*s.rhs, s.rhs->weak ? target : s.rhs->type);
+    settle_types(*s.rhs, s.rhs->weak ? target : s.rhs->type, src_, d_);
     if (d_.error_count() > errors_before) {
       if (tensor >= 0) attempted_.insert(tensor);
       stage_ = nullptr;
@@ -488,47 +389,9 @@ class KernelChecker {
     }
   }
 
-  void check_assignable(const Expr& e, DType from, DType to, const std::string& name) {
-    if (from == to) return;
-    if (is_float(from) && is_float(to)) return;
-    if (is_int(from) && is_float(to)) return;
-    std::string msg = fmt::format("`{}` is {}, but the value computed for it is {}", name, dtype_name(to), dtype_name(from));
-    std::string fix;
-    if (from == DType::boolean) fix = fmt::format("convert explicitly: {}(condition) or select(condition, 1, 0)", dtype_name(to));
-    else if (is_float(from)) fix = fmt::format("choose the rounding explicitly: {}(round(x)), {}(floor(x)) or {}(x) (truncates)", dtype_name(to), dtype_name(to), dtype_name(to));
-    else if (to == DType::boolean) fix = "compare explicitly, e.g. x != 0";
-    else fix = fmt::format("convert explicitly with {}(...); to compute in {}, convert the operands first", dtype_name(to), dtype_name(to));
-    error(e.loc, std::move(msg), std::move(fix));
-  }
-
   // ---------------- expressions ----------------
-  // Combines the types of two operands: weak literals adopt the other side's type.
   bool combine(const Expr& a, const Expr& b, Loc loc, const char* op, DType& type, bool& weak) {
-    if (a.type == DType::boolean || b.type == DType::boolean) {
-      error(loc, fmt::format("`{}` needs numbers, but an operand is bool", op),
-            "convert a condition with f32(c) or select(c, 1.0, 0.0)");
-      return false;
-    }
-    if (a.weak && b.weak) {
-      weak = true;
-      type = (is_float(a.type) || is_float(b.type)) ? DType::f64 : DType::i64;
-      return true;
-    }
-    weak = false;
-    if (a.weak || b.weak) {
-      const Expr& w = a.weak ? a : b;
-      const Expr& s = a.weak ? b : a;
-      type = (is_float(w.type) && is_int(s.type)) ? DType::f32 : s.type;
-      return true;
-    }
-    auto p = promote(a.type, b.type);
-    if (!p) {
-      error(loc, fmt::format("`{}` cannot combine {} and {}", op, dtype_name(a.type), dtype_name(b.type)),
-            "convert one side explicitly, e.g. f32(x)");
-      return false;
-    }
-    type = *p;
-    return true;
+    return combine_types(a, b, loc, op, type, weak, src_, d_);
   }
 
   bool is_defined_tensor(int t, Loc loc, const std::string& name) {
@@ -888,69 +751,6 @@ class KernelChecker {
     if (body.type == DType::boolean)
       error(e.loc, fmt::format("`{}` needs numbers, but its body is a condition", e.text),
             fmt::format("convert it, e.g. {}(k) select(c, 1, 0)", e.text));
-  }
-
-  // Gives weak nodes the concrete type their position demands; checks literals fit.
-  void settle(Expr& e, DType want) {
-    if (e.weak) {
-      if (is_int(want) && e.kind == ExprKind::int_lit && (e.ival < int_min(want) || e.ival > int_max(want)))
-        error(e.loc, fmt::format("{} does not fit in {} ({}..{})", e.ival, dtype_name(want), int_min(want), int_max(want)),
-              "use a wider type or a smaller value");
-      if (want == DType::boolean) want = DType::i64;  // cannot happen for valid programs
-      e.type = want;
-      e.weak = false;
-    }
-    switch (e.kind) {
-      case ExprKind::int_lit: case ExprKind::float_lit: case ExprKind::bool_lit: case ExprKind::name:
-        return;
-      case ExprKind::access:
-        for (auto& a : e.args) settle(*a, DType::i64);
-        return;
-      case ExprKind::unary:
-        settle(*e.args[0], e.unop == UnOp::lnot ? DType::boolean : e.type);
-        return;
-      case ExprKind::binary: {
-        switch (e.binop) {
-          case BinOp::land: case BinOp::lor:
-            settle(*e.args[0], DType::boolean);
-            settle(*e.args[1], DType::boolean);
-            return;
-          case BinOp::lt: case BinOp::le: case BinOp::gt: case BinOp::ge: case BinOp::eq: case BinOp::ne: {
-            DType ot = e.cast_to;
-            if (e.args[0]->weak && e.args[1]->weak) ot = is_float(ot) ? DType::f64 : DType::i64;
-            e.cast_to = ot;
-            settle(*e.args[0], ot);
-            settle(*e.args[1], ot);
-            return;
-          }
-          case BinOp::shl: case BinOp::shr:
-            settle(*e.args[0], e.type);
-            settle(*e.args[1], is_int(e.args[1]->type) && !e.args[1]->weak ? e.args[1]->type : DType::i64);
-            return;
-          default:
-            settle(*e.args[0], e.type);
-            settle(*e.args[1], e.type);
-            return;
-        }
-      }
-      case ExprKind::call:
-        if (e.fn == Fn::cast) {
-          const Expr& a = *e.args[0];
-          settle(*e.args[0], a.weak ? (is_float(a.type) ? DType::f64 : DType::i64) : a.type);
-          return;
-        }
-        if (e.fn == Fn::select) {
-          settle(*e.args[0], DType::boolean);
-          settle(*e.args[1], e.type);
-          settle(*e.args[2], e.type);
-          return;
-        }
-        for (auto& a : e.args) settle(*a, e.type);
-        return;
-      case ExprKind::reduce:
-        settle(*e.args[0], e.type);
-        return;
-    }
   }
 
   void check_all_defined(const Kernel& k) {
