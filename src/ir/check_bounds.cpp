@@ -1,8 +1,11 @@
 // Static bounds checking of tensor reads. Index expressions get an interval from the ranges of the
-// index variables (interval arithmetic), narrowed by the conditions of enclosing select / && / ||
-// (an affine comparison bounds a variable, or bounds exactly the same affine form as the index).
-// A read that can leave its tensor is an error naming the read and the reachable range; what cannot
-// be analysed (data-dependent indices) is checked at run time by the interpreter instead.
+// index variables (interval arithmetic), narrowed by the conditions of enclosing select / && / ||:
+// a comparison that bounds a variable narrows its range, and one that bounds exactly the same linear
+// form as an index narrows that index. Linear forms are sums of constant multiples of terms, a term
+// being an index variable or any other integer subexpression taken as a whole (`o / 2`, `L[b]`), so
+// `select(o / 2 < 3, X[o / 2], 0)` is proved too. A read that can leave its tensor is an error naming
+// the read and the reachable range; what cannot be bounded (reads through computed data) is checked
+// at run time by the interpreter instead.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,7 +25,7 @@ struct Interval {
 };
 using OptInterval = std::optional<Interval>;
 
-// sum(coef[v] * var v) + c
+// sum(coef[t] * term t) + c; terms 0..n-1 are the stage's index variables, later ones are atoms.
 struct Affine {
   std::map<int, int64_t> coef;
   int64_t c = 0;
@@ -53,42 +56,6 @@ std::optional<int64_t> int_constant(const Expr& e) {
   return std::nullopt;
 }
 
-std::optional<Affine> affine_of(const Expr& e) {
-  if (is_float(e.type) || e.type == DType::boolean) return std::nullopt;
-  if (auto k = int_constant(e)) return Affine{{}, *k};
-  switch (e.kind) {
-    case ExprKind::name:
-      if (e.ref == NameRef::index_var) return Affine{{{e.id, 1}}, 0};
-      return std::nullopt;
-    case ExprKind::unary:
-      if (e.unop != UnOp::neg) return std::nullopt;
-      if (auto a = affine_of(*e.args[0])) return scale(*a, -1);
-      return std::nullopt;
-    case ExprKind::binary: {
-      if (e.type != DType::i64) return std::nullopt;  // narrower integers wrap
-      auto a = affine_of(*e.args[0]);
-      auto b = affine_of(*e.args[1]);
-      if (!a || !b) return std::nullopt;
-      switch (e.binop) {
-        case BinOp::add: return add(*a, *b);
-        case BinOp::sub: {
-          auto nb = scale(*b, -1);
-          if (!nb) return std::nullopt;
-          return add(*a, *nb);
-        }
-        case BinOp::mul:
-          if (a->coef.empty()) return scale(*b, a->c);
-          if (b->coef.empty()) return scale(*a, b->c);
-          return std::nullopt;
-        default:
-          return std::nullopt;
-      }
-    }
-    default:
-      return std::nullopt;
-  }
-}
-
 class BoundsChecker {
  public:
   BoundsChecker(const Program& p, DiagnosticList& d) : p_(p), d_(d) {}
@@ -99,6 +66,7 @@ class BoundsChecker {
       range_.clear();
       for (const auto& v : st.vars) range_.push_back({0, v.extent - 1});
       cons_.clear();
+      atoms_.clear();
       walk(*st.body);
     }
   }
@@ -109,6 +77,41 @@ class BoundsChecker {
   const StageInfo* st_ = nullptr;
   std::vector<Interval> range_;
   std::vector<Affine> cons_;  // each: form >= 0
+  std::map<std::string, int> atoms_;  // printed text of an atom -> its term id (after the variables)
+
+  bool is_var(int term) const { return term < static_cast<int>(range_.size()); }
+
+  int atom(const Expr& e) {
+    auto [it, fresh] = atoms_.emplace(print_expr(e), static_cast<int>(range_.size() + atoms_.size()));
+    return it->second;
+  }
+
+  // The linear form of an integer expression; nullopt for floats, bools and on overflow.
+  std::optional<Affine> linear_of(const Expr& e) {
+    if (is_float(e.type) || e.type == DType::boolean) return std::nullopt;
+    if (auto k = int_constant(e)) return Affine{{}, *k};
+    if (e.kind == ExprKind::name && e.ref == NameRef::index_var) return Affine{{{e.id, 1}}, 0};
+    if (e.kind == ExprKind::unary && e.unop == UnOp::neg && e.type == DType::i64) {
+      if (auto a = linear_of(*e.args[0])) return scale(*a, -1);
+      return std::nullopt;
+    }
+    // Narrower integers wrap, so only i64 sums and products decompose.
+    if (e.kind == ExprKind::binary && e.type == DType::i64 &&
+        (e.binop == BinOp::add || e.binop == BinOp::sub || e.binop == BinOp::mul)) {
+      auto a = linear_of(*e.args[0]);
+      auto b = linear_of(*e.args[1]);
+      if (!a || !b) return std::nullopt;
+      if (e.binop == BinOp::add) return add(*a, *b);
+      if (e.binop == BinOp::sub) {
+        auto nb = scale(*b, -1);
+        if (!nb) return std::nullopt;
+        return add(*a, *nb);
+      }
+      if (a->coef.empty()) return scale(*b, a->c);
+      if (b->coef.empty()) return scale(*a, b->c);
+    }
+    return Affine{{{atom(e), 1}}, 0};
+  }
 
   // ---- conditions ----
   // Adds the constraints implied by `cond` being `truth`; returns false when the branch is dead.
@@ -118,8 +121,8 @@ class BoundsChecker {
       if ((cond.binop == BinOp::land && truth) || (cond.binop == BinOp::lor && !truth))
         return assume(*cond.args[0], truth) && assume(*cond.args[1], truth);
       if (is_comparison(cond.binop) && cond.cast_to != DType::boolean && !is_float(cond.cast_to)) {
-        auto a = affine_of(*cond.args[0]);
-        auto b = affine_of(*cond.args[1]);
+        auto a = linear_of(*cond.args[0]);
+        auto b = linear_of(*cond.args[1]);
         if (!a || !b) return true;
         BinOp op = truth ? cond.binop : negate(cond.binop);
         auto diff = [&](const Affine& x, const Affine& y, int64_t minus) -> std::optional<Affine> {
@@ -157,7 +160,7 @@ class BoundsChecker {
   bool add_constraint(std::optional<Affine> f) {
     if (!f) return true;
     if (f->coef.empty()) return f->c >= 0;
-    if (f->coef.size() == 1) {  // k*v + c >= 0 bounds v
+    if (f->coef.size() == 1 && is_var(f->coef.begin()->first)) {  // k*v + c >= 0 bounds v
       auto [v, k] = *f->coef.begin();
       Interval& r = range_[v];
       // k > 0: v >= ceil(-c / k); k < 0: v <= floor(c / -k). In 128 bits: no overflow.
@@ -179,7 +182,7 @@ class BoundsChecker {
 
   // `f != 0` for f = ±v + c: a variable that must differ from the end of its range loses that end.
   bool exclude_point(std::optional<Affine> f) {
-    if (!f || f->coef.size() != 1) return true;
+    if (!f || f->coef.size() != 1 || !is_var(f->coef.begin()->first)) return true;
     auto [v, k] = *f->coef.begin();
     if ((k != 1 && k != -1) || f->c == INT64_MIN) return true;
     int64_t excluded = k == 1 ? -f->c : f->c;
@@ -221,7 +224,7 @@ class BoundsChecker {
       const Expr& idx = *e.args[i];
       OptInterval iv = interval(idx);
       if (!iv) continue;
-      if (auto a = affine_of(idx)) narrow_by_constraints(*a, *iv);
+      if (auto a = linear_of(idx)) narrow_by_constraints(*a, *iv);
       int64_t size = t.shape[i];
       if (iv->lo >= 0 && iv->hi < size) continue;
       std::string read = print_expr(e);
