@@ -81,7 +81,7 @@ class KernelChecker {
   std::vector<std::vector<BareUse>> bare_uses_;
   std::set<int> read_tensors_;
 
-  void error(Loc loc, std::string msg, std::string fix = {}) { d_.error(src_, loc, std::move(msg), std::move(fix)); }
+  void error(Loc loc, std::string msg, std::string fix) { d_.error(src_, loc, std::move(msg), std::move(fix)); }
 
   // ---------------- declarations ----------------
   bool check_new_name(const std::string& name, Loc loc, const char* what) {
@@ -486,7 +486,7 @@ class KernelChecker {
     auto g = globals_.find(e.text);
     if (g == globals_.end()) {
       if (function_from_name(e.text) || dtype_from_name(e.text)) {
-        error(e.loc, fmt::format("`{}` is a function; call it like {}(x)", e.text, e.text));
+        error(e.loc, fmt::format("`{}` is a function, not a value", e.text), fmt::format("call it, e.g. `{}(x)`", e.text));
         e.type = DType::i64;
         e.weak = true;
       } else
@@ -642,7 +642,8 @@ class KernelChecker {
       e.cast_to = *cast;
       e.type = *cast;
       if (e.args.size() != 1)
-        error(e.loc, fmt::format("the conversion `{}(...)` takes one argument, got {}", e.text, e.args.size()));
+        error(e.loc, fmt::format("the conversion `{}(...)` takes one argument, got {}", e.text, e.args.size()),
+              fmt::format("write `{}(x)`", e.text));
       return;
     }
     auto fn = function_from_name(e.text);
@@ -705,7 +706,9 @@ class KernelChecker {
       case Fn::abs:
       case Fn::sign:
         if (!arity(1)) return;
-        if (e.args[0]->type == DType::boolean) error(e.loc, fmt::format("`{}` needs a number", e.text));
+        if (e.args[0]->type == DType::boolean)
+          error(e.loc, fmt::format("`{}` needs a number, but its argument is a condition", e.text),
+                "convert the condition first, e.g. select(c, 1.0, 0.0)");
         e.type = e.args[0]->type;
         e.weak = e.args[0]->weak;
         return;

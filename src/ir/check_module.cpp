@@ -27,7 +27,7 @@ void check_workloads(const Program& p, DiagnosticList& diags) {
     std::set<std::string> keys;
     for (const auto& it : w.items) {
       if (!keys.insert(it.key).second) {
-        diags.error(src, it.loc, fmt::format("`{}` is given twice in workload `{}`", it.key, w.name));
+        diags.error(src, it.loc, fmt::format("`{}` is given twice in workload `{}`", it.key, w.name), "keep one value");
         continue;
       }
       if (it.key == "domain") {
@@ -47,7 +47,8 @@ void check_workloads(const Program& p, DiagnosticList& diags) {
       auto v = eval_const(*it.value, [](const std::string&) { return std::nullopt; }, src, diags,
                           fmt::format("`{}` of workload `{}`", it.key, w.name));
       if (v && (v->is_float || v->i < 1 || v->i > kMaxDim))
-        diags.error(src, it.value->loc, fmt::format("`{}` of workload `{}` must be an integer in 1..{}", it.key, w.name, kMaxDim));
+        diags.error(src, it.value->loc, fmt::format("`{}` of workload `{}` must be an integer in 1..{}", it.key, w.name, kMaxDim),
+                    "workload values are plain whole numbers, e.g. `N = 256`");
     }
   }
 }

@@ -20,7 +20,7 @@ struct Folder {
   DiagnosticList& diags;
   const std::string& what;
 
-  std::optional<ConstValue> fail(const Expr& e, std::string msg, std::string fix = {}) {
+  std::optional<ConstValue> fail(const Expr& e, std::string msg, std::string fix) {
     diags.error(src, e.loc, std::move(msg), std::move(fix));
     return std::nullopt;
   }
@@ -46,7 +46,7 @@ struct Folder {
         return v;
       }
       case ExprKind::bool_lit:
-        return fail(e, fmt::format("{} must be a number, not `{}`", what, e.text));
+        return fail(e, fmt::format("{} must be a number, not `{}`", what, e.text), "write a number, a dim or a const");
       case ExprKind::name: {
         if (e.text == "inf") return ConstValue{true, 0, INFINITY};
         if (e.text == "pi") return ConstValue{true, 0, std::numbers::pi};
@@ -57,7 +57,8 @@ struct Folder {
       case ExprKind::unary: {
         auto a = eval(*e.args[0]);
         if (!a) return a;
-        if (e.unop != UnOp::neg) return fail(e, fmt::format("only `-` is allowed as a prefix in {}", what));
+        if (e.unop != UnOp::neg)
+          return fail(e, fmt::format("only `-` is allowed as a prefix in {}", what), "constant expressions are arithmetic on numbers");
         if (a->is_float) return ConstValue{true, 0, -a->f};
         if (a->i == INT64_MIN) return overflow(e);
         return ConstValue{false, -a->i, 0};
@@ -68,7 +69,8 @@ struct Folder {
         if (!a || !b) return std::nullopt;
         BinOp op = e.binop;
         if (op != BinOp::add && op != BinOp::sub && op != BinOp::mul && op != BinOp::div && op != BinOp::mod)
-          return fail(e, fmt::format("only + - * / % are allowed in {}", what));
+          return fail(e, fmt::format("only + - * / % are allowed in {}", what),
+                      "compute the value with arithmetic, or use select(...) in a stage instead");
         if (a->is_float || b->is_float) {
           double x = a->as_double(), y = b->as_double(), r = 0;
           switch (op) {
@@ -87,7 +89,7 @@ struct Folder {
           case BinOp::mul: if (__builtin_mul_overflow(x, y, &r)) return overflow(e); break;
           case BinOp::div:
           case BinOp::mod:
-            if (y == 0) return fail(e, fmt::format("division by zero in {}", what));
+            if (y == 0) return fail(e, fmt::format("division by zero in {}", what), "check the dims the divisor uses");
             r = op == BinOp::div ? sem::floor_div(x, y) : sem::floor_mod(x, y);
             break;
           default: break;
@@ -102,7 +104,9 @@ struct Folder {
           if (!v) return std::nullopt;
           args.push_back(*v);
         }
-        if (!fn) return fail(e, fmt::format("`{}(...)` is not allowed in {}", e.text, what));
+        if (!fn)
+          return fail(e, fmt::format("`{}(...)` is not allowed in {}", e.text, what),
+                      "constant expressions may call min, max, pow and one-argument math functions");
         if ((*fn == Fn::min || *fn == Fn::max || *fn == Fn::pow) && args.size() == 2) {
           if (*fn == Fn::pow) return ConstValue{true, 0, std::pow(args[0].as_double(), args[1].as_double())};
           bool fl = args[0].is_float || args[1].is_float;
@@ -113,7 +117,8 @@ struct Folder {
           return r;
         }
         if (args.size() != 1 || *fn == Fn::select || *fn == Fn::clamp || *fn == Fn::atan2)
-          return fail(e, fmt::format("`{}` with {} argument(s) is not allowed in {}", e.text, args.size(), what));
+          return fail(e, fmt::format("`{}` with {} argument(s) is not allowed in {}", e.text, args.size(), what),
+                      "constant expressions may call min, max, pow and one-argument math functions");
         if (*fn == Fn::abs && !args[0].is_float) {
           if (args[0].i == INT64_MIN) return overflow(e);
           return ConstValue{false, args[0].i < 0 ? -args[0].i : args[0].i, 0};

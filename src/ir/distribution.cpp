@@ -111,7 +111,7 @@ std::optional<DistSpec> check_distribution(const TensorStmt& t, const ConstLooku
       }
       v[i] = c->as_double();
       if (!std::isfinite(v[i])) {
-        d.error(src, dist.args[i]->loc, "distribution arguments must be finite");
+        d.error(src, dist.args[i]->loc, "distribution arguments must be finite", "use finite numbers");
         return std::nullopt;
       }
     }

@@ -119,18 +119,22 @@ class Parser {
     if (t.kind == Tok::int_lit || t.kind == Tok::float_lit) return "the number `" + t.text + "`";
     return tok_spelling(t.kind);
   }
-  [[noreturn]] void fail(Loc loc, std::string msg, std::string fix = {}) {
+  [[noreturn]] void fail(Loc loc, std::string msg, std::string fix) {
     error(loc, std::move(msg), std::move(fix));
     throw ParseError{};
   }
-  void error(Loc loc, std::string msg, std::string fix = {}) { diags_.error(src_, loc, std::move(msg), std::move(fix)); }
-  const Token& expect(Tok k, const char* what, const char* fix = "") {
-    if (!at(k)) fail(peek().loc, fmt::format("expected {} {}, found {}", tok_spelling(k), what, describe(peek())), fix);
+  void error(Loc loc, std::string msg, std::string fix) { diags_.error(src_, loc, std::move(msg), std::move(fix)); }
+  // Without a fix-it, the message says to insert what is missing.
+  const Token& expect(Tok k, const char* what, const char* fix = nullptr) {
+    if (!at(k))
+      fail(peek().loc, fmt::format("expected {} {}, found {}", tok_spelling(k), what, describe(peek())),
+           fix ? fix : fmt::format("insert {} here", tok_spelling(k)));
     return advance();
   }
-  std::string expect_name(const char* what, const char* fix = "") {
+  std::string expect_name(const char* what, const char* fix = nullptr) {
     if (!at(Tok::ident))
-      fail(peek().loc, fmt::format("expected {}, found {}", what, describe(peek())), fix);
+      fail(peek().loc, fmt::format("expected {}, found {}", what, describe(peek())),
+           fix ? fix : "write a name (letters, digits and `_`, not starting with a digit) here");
     return advance().text;
   }
   void skip_newlines() {

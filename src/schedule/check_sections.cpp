@@ -74,7 +74,7 @@ class SectionChecker {
   std::map<std::string, StageAxes> stages_;
   std::map<std::string, std::vector<const ScheduleLine*>> pending_l1_;  // lines of stages not yet created
 
-  void error(Loc loc, std::string msg, std::string fix = {}) { d_.error(src_, loc, std::move(msg), std::move(fix)); }
+  void error(Loc loc, std::string msg, std::string fix) { d_.error(src_, loc, std::move(msg), std::move(fix)); }
 
   void init_stages() {
     stages_.clear();
@@ -167,7 +167,7 @@ class SectionChecker {
 
   bool positive_int(const DirectiveArg& a, const char* what) {
     if (!a.is_int || a.value < 1) {
-      error(a.loc, fmt::format("{} must be a positive integer, got `{}`", what, a.text));
+      error(a.loc, fmt::format("{} must be a positive integer, got `{}`", what, a.text), "write a whole number like 4, 8 or 16");
       return false;
     }
     return true;
@@ -234,7 +234,7 @@ class SectionChecker {
       for (const auto& a : d.args) {
         if (!axis_exists(s, a)) return;
         if (!names.insert(a.text).second) {
-          error(a.loc, fmt::format("`{}` appears twice in `reorder`", a.text));
+          error(a.loc, fmt::format("`{}` appears twice in `reorder`", a.text), "list each axis once, outermost first");
           return;
         }
         slots.push_back(pos(s, a.text));
@@ -376,7 +376,9 @@ class SectionChecker {
       if (!arity(d, 0, 0, 0, 0, "inline")) return;
       if (st.is_output) error(d.loc, fmt::format("`{}` is an output and must be stored; it cannot be inlined", s),
                               "inline the intermediate stages it reads instead");
-      else if (st.created) error(d.loc, fmt::format("`{}` was created by a memory directive and cannot be inlined", s));
+      else if (st.created)
+        error(d.loc, fmt::format("`{}` was created by a memory directive and cannot be inlined", s),
+              "remove the directive that creates it instead");
     } else if (d.name == "compute_at" || d.name == "store_at") {
       std::string usage = d.name + " STAGE AXIS";
       if (!arity(d, 2, 2, 0, 0, usage.c_str()) || !stage_exists(d.args[0])) return;
@@ -399,7 +401,8 @@ class SectionChecker {
       create_stage(name, buffer_stage(st.rank));
     } else if (d.name == "decompose_reduction") {
       if (!arity(d, 1, 1, 0, 0, "decompose_reduction AXIS") || !axis_exists(s, d.args[0])) return;
-      if (!st.has_reduction) error(d.loc, fmt::format("`{}` has no reduction to decompose", s));
+      if (!st.has_reduction)
+        error(d.loc, fmt::format("`{}` has no reduction to decompose", s), "decompose_reduction applies to a stage with sum/max/min/prod");
     } else if (d.name == "rfactor") {
       if (!arity(d, 1, 1, 1, 1, "rfactor AXIS -> NAME") || !axis_exists(s, d.args[0])) return;
       if (!st.has_reduction) {

@@ -33,6 +33,15 @@ TEST(Bounds, ClampingAndModulo) {
   expect_error(kHead + "  out Y : f32[17, W]\n  Y[h, w] = X[h / 2, w]\n", "can read index 8");
 }
 
+TEST(Bounds, GuardsOnWholeNonLinearIndices) {
+  // The guard bounds exactly the index, even when it divides or reads data (found by the ONNX cases).
+  valid("kernel t\n  in X : f32[3]\n  out Y : f32[7]\n  Y[o] = select(o / 2 < 3, X[o / 2], 0.0)\n");
+  valid("kernel t\n  in L : i64[4] ~ int(1, 4)\n  in X : f32[4, 4]\n  out Y : f32[4, 4]\n"
+        "  Y[b, t] = select(L[b] - 1 - t >= 0, X[b, L[b] - 1 - t], X[b, t])\n");
+  // A guard on a different expression does not count.
+  expect_error("kernel t\n  in X : f32[3]\n  out Y : f32[7]\n  Y[o] = select(o / 3 < 3, X[o / 2], 0.0)\n", "can read index 3");
+}
+
 TEST(Bounds, DataDependentIndicesUseTheDeclaredRange) {
   valid(kHead + "  in I : i32[4] ~ int(0, 7)\n  out Y : f32[4]\n  Y[n] = X[I[n], 0]\n");
   expect_error(kHead + "  in I : i32[4] ~ int(0, 8)\n  out Y : f32[4]\n  Y[n] = X[I[n], 0]\n", "can read index 8");

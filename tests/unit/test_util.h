@@ -40,6 +40,12 @@ inline std::string expect_error(const std::string& text, const std::string& need
   EXPECT_FALSE(c.program) << "expected an error containing: " << needle;
   std::string r = c.rendered();
   EXPECT_NE(r.find(needle), std::string::npos) << "missing `" << needle << "` in:\n" << r;
+  // Every error says how to fix it, and points at a place in the file.
+  for (const auto& d : c.diags.items()) {
+    if (d.severity != Severity::error) continue;
+    EXPECT_FALSE(d.fix.empty()) << "an error without a fix:\n" << render(d);
+    EXPECT_TRUE(d.loc.valid()) << "an error without a location:\n" << render(d);
+  }
   return r;
 }
 
