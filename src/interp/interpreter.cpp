@@ -18,6 +18,14 @@ namespace {
 constexpr int kLanes = 1024;
 constexpr double kMaxInterpreterBytes = 8.0 * (1 << 30);
 
+// Steps a row-major multi-index to the next point of the box `extents` (wrapping to all zeros).
+void next_point(std::vector<int64_t>& point, const std::vector<int64_t>& extents) {
+  for (size_t k = point.size(); k-- > 0;) {
+    if (++point[k] < extents[k]) return;
+    point[k] = 0;
+  }
+}
+
 struct Val {
   const double* f = nullptr;
   const int64_t* i = nullptr;
@@ -77,10 +85,7 @@ class Evaluator {
       // Row-major decomposition of flat indices start..start+n-1 into the left-side variables.
       for (int l = 0; l < n; ++l) {
         for (size_t v = 0; v < extents.size(); ++v) frame.storage[v][l] = counter[v];
-        for (size_t v = extents.size(); v-- > 0;) {
-          if (++counter[v] < extents[v]) break;
-          counter[v] = 0;
-        }
+        next_point(counter, extents);
       }
       Val val = eval(*root, frame, nullptr);
       if (out.holds_float()) {
@@ -497,10 +502,7 @@ class Evaluator {
         } else {
           for (int l = 0; l < N; ++l) fold_i(op, n.acc_i[l], b.i[l]);
         }
-        for (size_t k = point.size(); k-- > 0;) {
-          if (++point[k] < sp.extents[k]) break;
-          point[k] = 0;
-        }
+        next_point(point, sp.extents);
       }
     }
     if (n.fl) std::copy(n.acc_f.begin(), n.acc_f.end(), n.fb.begin());
@@ -524,10 +526,7 @@ class Evaluator {
         for (size_t v = 0; v < fr.storage.size(); ++v) std::fill(g.storage[v].begin(), g.storage[v].begin() + m, fr.vars[v][l]);
         for (int q = 0; q < m; ++q) {
           for (size_t k = 0; k < sp.vars.size(); ++k) g.storage[sp.vars[k]][q] = point[k];
-          for (size_t k = point.size(); k-- > 0;) {
-            if (++point[k] < sp.extents[k]) break;
-            point[k] = 0;
-          }
+          next_point(point, sp.extents);
         }
         Val b = eval(body, g, nullptr);
         if (n.fl) {

@@ -276,14 +276,7 @@ class Parser {
       fail(ts.dtype_loc, fmt::format("unknown element type `{}`", ty),
            "element types are f64 f32 f16 bf16 i64 i32 i16 i8 u8 bool");
     ts.dtype = *dt;
-    if (accept(Tok::lbracket)) {
-      if (!at(Tok::rbracket)) {
-        do {
-          ts.shape.push_back(parse_expr());
-        } while (accept(Tok::comma));
-      }
-      expect(Tok::rbracket, "to close the shape", example);
-    }
+    if (accept(Tok::lbracket)) ts.shape = parse_list_until(Tok::rbracket, "to close the shape", example);
     if (accept(Tok::tilde)) {
       if (ts.is_output)
         fail(toks_[pos_ - 1].loc, "an output has no input distribution",
@@ -295,12 +288,7 @@ class Parser {
                           "mixed(lo_exp, hi_exp), int(lo, hi), bernoulli(p)");
       if (accept(Tok::lparen)) {
         d.has_parens = true;
-        if (!at(Tok::rparen)) {
-          do {
-            d.args.push_back(parse_expr());
-          } while (accept(Tok::comma));
-        }
-        expect(Tok::rparen, "to close the distribution's arguments");
+        d.args = parse_list_until(Tok::rparen, "to close the distribution's arguments");
       }
       ts.dist = std::move(d);
     }
@@ -382,6 +370,18 @@ class Parser {
   };
 
   ExprPtr parse_expr() { return parse_binary(1); }
+
+  // `a, b, c` up to and including `close` (the opening bracket is already consumed); may be empty.
+  std::vector<ExprPtr> parse_list_until(Tok close, const std::string& what, const char* fix = nullptr) {
+    std::vector<ExprPtr> items;
+    if (!at(close)) {
+      do {
+        items.push_back(parse_expr());
+      } while (accept(Tok::comma));
+    }
+    expect(close, what.c_str(), fix);
+    return items;
+  }
 
   ExprPtr parse_binary(int min_prec) {
     DepthGuard g(*this, peek().loc);
@@ -473,12 +473,7 @@ class Parser {
       advance();
       auto e = std::make_unique<Expr>(ExprKind::access, t.loc);
       e->text = t.text;
-      if (!at(Tok::rbracket)) {
-        do {
-          e->args.push_back(parse_expr());
-        } while (accept(Tok::comma));
-      }
-      expect(Tok::rbracket, fmt::format("to close the read of `{}`", t.text).c_str());
+      e->args = parse_list_until(Tok::rbracket, fmt::format("to close the read of `{}`", t.text));
       return e;
     }
     if (at(Tok::lparen)) {
@@ -488,12 +483,7 @@ class Parser {
       advance();
       auto e = std::make_unique<Expr>(ExprKind::call, t.loc);
       e->text = t.text;
-      if (!at(Tok::rparen)) {
-        do {
-          e->args.push_back(parse_expr());
-        } while (accept(Tok::comma));
-      }
-      expect(Tok::rparen, fmt::format("to close the call of `{}`", t.text).c_str());
+      e->args = parse_list_until(Tok::rparen, fmt::format("to close the call of `{}`", t.text));
       return e;
     }
     auto e = std::make_unique<Expr>(ExprKind::name, t.loc);
