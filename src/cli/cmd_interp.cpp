@@ -38,7 +38,8 @@ Summary summarize(const TensorData& t) {
 
 void register_interp(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("interp", "Evaluate a kernel's L0 in float64 on generated inputs and print, per output, "
-                                           "its shape and checksums. Results are cached on disk per (text, seed).");
+                                           "its shape and checksums. Results are cached on disk per (text, seed) under $EKB_CACHE_DIR "
+                                           "(default ~/.cache/ekb). A suite task must not be degenerate.");
   struct Opts {
     std::string target;
     uint64_t seed = 1;
@@ -47,8 +48,9 @@ void register_interp(CLI::App& app, Globals& g) {
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("FILE|TASK", o->target, "an .ekb file, or the name of a suite task")->required();
-  cmd->add_option("--seed", o->seed, "input seed (default 1)");
-  cmd->add_option("--out", o->out, "write inputs and outputs as DIR/NAME.npy (outputs in float64 for float types)");
+  cmd->add_option("--seed", o->seed, "input seed (default 1)")->option_text("S");
+  cmd->add_option("--out", o->out, "write inputs (in their types) and outputs (float64 for float types) as DIR/NAME.npy")
+      ->option_text("DIR");
   cmd->add_flag("--no-cache", o->no_cache, "recompute even when a cached reference exists, and do not store it");
   cmd->callback([o, &g] {
     std::unique_ptr<Suite> suite;

@@ -16,7 +16,8 @@ void register_list(CLI::App& app, Globals& g) {
   auto json = std::make_shared<bool>(false);
   auto category = std::make_shared<std::string>();
   cmd->add_flag("--json", *json, "print a JSON array, one object per workload");
-  cmd->add_option("--category", *category, "only this category (" + fmt::format("{}", fmt::join(known_categories(), ", ")) + ")");
+  cmd->add_option("--category", *category, "only this category (" + fmt::format("{}", fmt::join(known_categories(), ", ")) + ")")
+      ->option_text("C");
   cmd->callback([json, category, &g] {
     if (!category->empty() && std::find(known_categories().begin(), known_categories().end(), *category) == known_categories().end())
       throw std::runtime_error(fmt::format("unknown category `{}`; categories: {}", *category, fmt::join(known_categories(), ", ")));

@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("ekb 0.1"));
   app.require_subcommand(1);
   ekb::cli::Globals g;
-  app.add_option("--suite", g.suite_dir, "suite directory (default: $EKB_SUITE, else the source tree's suite/)");
+  app.add_option("--suite", g.suite_dir, "suite directory (default: $EKB_SUITE, else the source tree's suite/)")
+      ->option_text("DIR");
   ekb::cli::register_check(app, g);
   ekb::cli::register_fmt(app, g);
   ekb::cli::register_interp(app, g);
