@@ -33,7 +33,7 @@ bool check_one(const std::string& path) {
   if (p && module->workloads) {
     // A file with a workloads table is a suite file: each workload is checked as its own task.
     DiagnosticList wd;
-    workloads = load_suite_file(path, path, wd).size();
+    workloads = load_suite_file(path, src, wd).size();
     for (const auto& d : wd.items())
       if (d.severity == Severity::error) diags.add(d);
   }

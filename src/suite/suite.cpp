@@ -62,16 +62,9 @@ bool require_meta(const Program& p, const std::string& task, DiagnosticList& dia
 
 }  // namespace
 
-std::vector<Task> load_suite_file(const std::filesystem::path& path, const std::string& display, DiagnosticList& diags) {
+std::vector<Task> load_suite_file(const std::filesystem::path& path, const SourcePtr& src, DiagnosticList& diags) {
   std::vector<Task> out;
-  SourcePtr src;
-  try {
-    src = read_source_file(path.string());
-  } catch (const std::exception& e) {
-    diags.error(nullptr, {}, e.what());
-    return out;
-  }
-  src = std::make_shared<SourceFile>(display, src->text);
+  const std::string& display = src->name;
   DiagnosticList local;
   auto module = std::make_shared<Module>(parse_module(src, local));
   std::shared_ptr<Program> tmpl;
@@ -134,7 +127,14 @@ Suite Suite::load(const std::filesystem::path& dir) {
   for (const auto& f : files) {
     std::string display = std::filesystem::relative(f, dir.parent_path(), ec).string();
     if (ec || display.empty()) display = f.string();
-    for (auto& t : load_suite_file(f, display, diags)) {
+    SourcePtr src;
+    try {
+      src = std::make_shared<SourceFile>(display, read_source_file(f.string())->text);
+    } catch (const std::exception& e) {
+      diags.error(nullptr, {}, e.what());
+      continue;
+    }
+    for (auto& t : load_suite_file(f, src, diags)) {
       auto [it, fresh] = seen.emplace(t.name, f);
       if (!fresh) {
         diags.error(t.program->source(), t.program->module->kernel->loc,

@@ -34,9 +34,9 @@ class Suite {
   std::vector<Task> tasks_;
 };
 
-// Expands one suite file into its tasks (reports problems into `diags`).
-std::vector<Task> load_suite_file(const std::filesystem::path& path, const std::string& display_name,
-                                  DiagnosticList& diags);
+// Expands one suite file, already read into `src` (named as diagnostics should call it), into its
+// tasks; reports problems into `diags`.
+std::vector<Task> load_suite_file(const std::filesystem::path& path, const SourcePtr& src, DiagnosticList& diags);
 
 // The suite directory: --suite, else $EKB_SUITE, else the one this build was configured with.
 std::filesystem::path default_suite_dir();
