@@ -10,6 +10,10 @@ PACKAGES=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libxxhash-dev libgtest-dev
   # ONNX: TensorProto parsing and the node test data the interpreter is cross-checked against
   libonnx-dev libonnx-testdata libprotobuf-dev
+  # the CPU backend: clang/LLVM 19 in process (libclang-cpp + ORC LLJIT) and OpenMP for parallel loops
+  llvm-19-dev libclang-19-dev libclang-cpp19-dev libomp-19-dev
+  # peers the CPU benchmarks measure against (bench/)
+  libopenblas-dev libxnnpack-dev libpthreadpool-dev
 )
 
 missing=()

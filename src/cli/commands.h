@@ -28,6 +28,8 @@ LoadedProgram load_file_or_task(const std::string& arg, const Globals& g, std::u
 const Task& find_task(const Suite& s, const std::string& name);
 
 void register_check(CLI::App& app, Globals& g);
+void register_compile(CLI::App& app, Globals& g);
+void register_run(CLI::App& app, Globals& g);
 void register_fmt(CLI::App& app, Globals& g);
 void register_interp(CLI::App& app, Globals& g);
 void register_list(CLI::App& app, Globals& g);

@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   app.add_option("--suite", g.suite_dir, "suite directory (default: $EKB_SUITE, else the source tree's suite/)")
       ->option_text("DIR");
   ekb::cli::register_check(app, g);
+  ekb::cli::register_compile(app, g);
+  ekb::cli::register_run(app, g);
   ekb::cli::register_fmt(app, g);
   ekb::cli::register_interp(app, g);
   ekb::cli::register_list(app, g);

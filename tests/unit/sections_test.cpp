@@ -12,14 +12,14 @@ TEST(Sections, AValidScheduleTracksNewAxes) {
   valid(kMatmul +
         "schedule cpu\n  C: tile m n 32 32 -> mo no mi ni; reorder mo no k mi ni; split k 8 -> ko ki; fuse mo no -> t\n"
         "  C: parallel t; vectorize ni 16; unroll ki\n  Y: split m 16 shift -> a b\n"
-        "memory cpu\n  C: compute_at Y a; cache_read B local at ko -> Bl; pack B 1 16\n  Y: cache_write local\n"
+        "memory cpu\n  C: compute_at Y a; cache_read B local at ko -> Bl; pack A 1 16\n  Y: cache_write local at a -> Yl\n"
         "schedule cuda\n  Y: split m 16 -> bx tx; bind bx block.x; bind tx thread.x\n"
         "memory cuda\n  C: cache_read A shared at k -> As; double_buffer As\n");
 }
 
 TEST(Sections, AxesCreatedByMemoryDirectivesCanBeScheduled) {
   valid(kMatmul + "schedule cpu\n  C: split k 8 -> ko ki\n  Cf: parallel ki\n  Bl: vectorize ax1\nmemory cpu\n"
-                  "  C: rfactor ki -> Cf; cache_read B local -> Bl\n");
+                  "  C: rfactor ki -> Cf\n  Cf: cache_read B local -> Bl\n");
   expect_error(kMatmul + "schedule cpu\n  Bl: vectorize n\nmemory cpu\n  C: cache_read B local -> Bl\n",
                "the axes of `Bl` are now `ax0` and `ax1`");
 }
@@ -45,7 +45,7 @@ TEST(Sections, MemoryDirectives) {
   expect_error(kMatmul + "memory cpu\n  C: compute_at C m\n", "cannot be placed inside its own loops");
   expect_error(kMatmul + "memory cpu\n  Y: cache_read A local\n", "`Y` does not read `A`");
   expect_error(kMatmul + "memory cpu\n  C: cache_read A shared\n", "`shared` is not a memory scope on cpu");
-  expect_error(kMatmul + "memory cpu\n  Y: rfactor m -> F\n", "has no reduction to factor");
+  expect_error(kMatmul + "memory cpu\n  Y: rfactor m -> F\n", "`m` is not a reduction axis of `Y`");
   expect_error(kMatmul + "memory cpu\n  C: pack B 2 16\n", "`B` has dimensions 0..1");
   expect_error(kMatmul + "memory cpu\n  C: double_buffer B\n", "not a buffer made by cache_read");
   expect_error(kMatmul + "memory cpu\n  C: cache_read B local -> A\n", "already names a tensor or stage");

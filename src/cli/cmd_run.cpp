@@ -1,0 +1,71 @@
+// `ekb run FILE|TASK --backend cpu [--schedule default|none|FILE]`: compile, run on generated inputs,
+// compare with the float64 reference, and time. Exit 0 when every output passes, 1 otherwise.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "schedule/choice.h"
+#include "codegen/c_printer.h"
+#include "harness/compare.h"
+#include "interp/reference.h"
+#include "runtime/cpu_runner.h"
+#include "suite/figures.h"
+
+namespace ekb::cli {
+
+void register_run(CLI::App& app, Globals& g) {
+  auto* cmd = app.add_subcommand("run", "Compile a kernel with a schedule, run it on generated inputs, compare every output "
+                                        "with the float64 reference and time it. Exit 0 when all outputs pass.");
+  struct Opts {
+    std::string target, backend = "cpu", schedule;
+    uint64_t seed = 1;
+    int threads = 0;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("FILE|TASK", o->target, "an .ekb file, or the name of a suite task")->required();
+  cmd->add_option("--backend", o->backend, "cpu (default)")->option_text("B");
+  cmd->add_option("--schedule", o->schedule,
+                  "default (the baseline), none (plain loops), or a file with schedule/memory sections; when not given, "
+                  "the file's own sections, else default")
+      ->option_text("S");
+  cmd->add_option("--seed", o->seed, "input seed (default 1)")->option_text("N");
+  cmd->add_option("--threads", o->threads, "threads the kernel may use (default: all cores)")->option_text("N");
+  cmd->callback([o, &g] {
+    if (o->backend != "cpu") throw std::runtime_error(fmt::format("backend `{}` is not available yet; use cpu", o->backend));
+    std::unique_ptr<Suite> suite;
+    LoadedProgram lp = load_file_or_task(o->target, g, suite);
+    const Program& p = *lp.program;
+    int threads = o->threads > 0 ? o->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    ScheduleChoice sc = choose_schedule(p, o->backend, o->schedule);
+    lower::LoweredKernel k = lower_with(p, o->backend, sc);
+    std::string c = codegen::print_c(k, codegen::c_dialect());
+    auto cc = make_default_c_compiler();
+    auto t0 = std::chrono::steady_clock::now();
+    CpuKernel kernel = compile_cpu_kernel(*cc, c);
+    double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::cout << fmt::format("kernel {}  backend {}  schedule {}  threads {}\n", p.name, o->backend, sc.description, threads);
+    std::cout << fmt::format("compiled in {:.1f} ms ({})\n", compile_ms, cc->name());
+    ReferenceResult ref = reference_outputs(p, o->seed);
+    std::vector<TensorData> got = run_cpu_kernel(kernel, p, ref.inputs, threads);
+    bool pass = true;
+    for (const auto& cmp : compare_outputs(p, got, ref.outputs)) {
+      pass = pass && cmp.pass;
+      std::cout << fmt::format("  {:<12} max abs {:.3g}  max rel {:.3g} (tolerance {:.0e})  {}", cmp.name, cmp.max_abs_error,
+                               cmp.max_rel_error, cmp.tolerance, cmp.pass ? "pass" : "FAIL");
+      if (!cmp.pass)
+        std::cout << fmt::format("  worst at flat index {}: got {} want {}", cmp.worst_index, cmp.worst_got, cmp.worst_want);
+      std::cout << "\n";
+    }
+    TimingStats t = time_cpu_kernel(kernel, p, ref.inputs, threads);
+    Figures f = compute_figures(p);
+    std::cout << fmt::format("time: median {:.4f} ms (IQR {:.4f}-{:.4f}, {} runs)  {:.2f} GFLOP/s  {:.2f} GB/s\n", t.median, t.q1,
+                             t.q3, t.ms.size(), f.flops / (t.median * 1e6), static_cast<double>(f.bytes) / (t.median * 1e6));
+    std::cout << (pass ? "PASS\n" : "FAIL\n");
+    if (!pass) throw CLI::RuntimeError(1);
+  });
+}
+
+}  // namespace ekb::cli

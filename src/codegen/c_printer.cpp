@@ -1,0 +1,801 @@
+// The C-like printer. Scalar code follows ekb's semantics exactly (wrapping integer arithmetic done
+// in unsigned, floor division helpers, saturating conversions). A vectorized loop prints its body
+// with the loop variable as SIMD lanes: each expression is either uniform (a scalar, broadcast when
+// mixed with lanes) or varying (a vector); loads and stores are contiguous (stride 1), broadcast
+// (stride 0) or per-lane, found by solving the flattened offset for the loop variable. A select whose
+// condition varies loads its branches under the condition's mask, so a guarded read stays guarded.
+// A vectorized loop whose control flow varies across lanes prints as a serial loop instead.
+#include "codegen/c_printer.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "codegen/c_prelude.h"
+#include "ir/operators.h"
+#include "lower/graph.h"
+#include "lower/simplify.h"
+
+namespace ekb::codegen {
+
+using namespace lir;
+using lower::LoweredKernel;
+
+namespace {
+
+struct BufInfo {
+  std::string cname;
+  DType type;
+  std::vector<int64_t> extents;
+  std::vector<std::string> min_names;  // C names of the per-dimension minimum (empty: 0)
+  bool scalar_temp = false;            // a rank-0 temporary (a C local variable)
+  bool vector_temp = false;            // ... declared inside a vectorized loop: one value per lane
+};
+
+struct VecCtx {
+  std::string var;      // the loop variable (IR name)
+  std::string base;     // C name of its first value
+  int width = 0;
+  std::set<std::string> varying_lets;  // let names whose value varies
+  std::map<std::string, ExprP> let_defs;  // every enclosing let (for offset analysis)
+  std::set<std::string> temps;         // scalar temporaries declared inside the loop (vectors)
+};
+
+class CPrinter {
+ public:
+  CPrinter(const LoweredKernel& k, const Dialect& d) : k_(k), d_(d) {}
+
+  std::string signature() {
+    std::vector<std::string> params;
+    for (const auto& t : k_.inputs) {
+      std::string c = ident(t.name, "");
+      bufs_[t.name] = {c, t.type, t.shape, {}, false};
+      params.push_back(fmt::format("const {}* {} {}", d_.storage_type(t.type), d_.restrict_kw, c));
+    }
+    for (const auto& t : k_.outputs) {
+      std::string c = ident(t.name, "");
+      bufs_[t.name] = {c, t.type, t.shape, {}, false};
+      params.push_back(fmt::format("{}* {} {}", d_.storage_type(t.type), d_.restrict_kw, c));
+    }
+    threads_ = ident("num_threads", "");
+    params.push_back("int32_t " + threads_);
+    return fmt::format("void {}({})", kEntryPoint, fmt::join(params, ", "));
+  }
+
+  std::string print() {
+    std::string sig = signature();
+    std::string body;
+    stmt(k_.body, 1, body);
+    std::string out = c_prelude_scalar();
+    if (!vec_types_.empty()) out += c_prelude_vectors(vec_types_);
+    out += fmt::format("\n/* kernel {} */\n{} {{\n", k_.name, sig);
+    out += fmt::format("  (void){};\n", threads_);
+    out += body;
+    out += "}\n";
+    return out;
+  }
+
+ private:
+  const LoweredKernel& k_;
+  const Dialect& d_;
+  std::map<std::string, BufInfo> bufs_;
+  std::map<std::string, std::string> vars_;  // IR variable -> C name
+  std::set<std::string> used_names_ = {"int", "float", "double", "char", "short", "long", "void", "for", "if", "else",
+                                       "while", "do", "return", "const", "static", "restrict", "inline", "struct",
+                                       "union", "enum", "unsigned", "signed", "switch", "case", "default", "break",
+                                       "continue", "goto", "sizeof", "typedef", "extern", "register", "auto",
+                                       "volatile", "bool", "true", "false", "NULL", "main"};
+  std::string threads_;
+  std::set<VecType> vec_types_;
+  const VecCtx* vec_ = nullptr;
+  std::string mask_;  // the active lane mask expression in vector mode ("" = all lanes)
+  lower::RangeScope ranges_;  // numeric ranges of enclosing loop variables and lets (for offsets)
+  int tmp_ = 0;
+
+  // ---- names ----
+  std::string ident(const std::string& ir, const std::string& prefix) {
+    std::string base = prefix;
+    for (char c : ir) base += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v_" + base;
+    if (base.rfind("ekb_", 0) == 0) base = "u_" + base;
+    std::string name = base;
+    for (int n = 2; used_names_.count(name); ++n) name = fmt::format("{}_{}", base, n);
+    used_names_.insert(name);
+    return name;
+  }
+  std::string var_name(const std::string& ir) {
+    auto it = vars_.find(ir);
+    if (it != vars_.end()) return it->second;
+    return vars_[ir] = ident(ir, "v_");
+  }
+
+  static std::string pad(int ind) { return std::string(static_cast<size_t>(ind) * 2, ' '); }
+
+  // ---- scalar expressions ----
+  std::string int_literal(int64_t v) {
+    if (v == INT64_MIN) return "INT64_MIN";
+    if (v >= INT32_MIN && v <= INT32_MAX) return std::to_string(v);
+    return fmt::format("INT64_C({})", v);
+  }
+  std::string float_literal(double v, DType t) {
+    bool f32 = t != DType::f64;
+    if (std::isnan(v)) return f32 ? "NAN" : "(double)NAN";
+    if (std::isinf(v)) return v > 0 ? (f32 ? "INFINITY" : "(double)INFINITY") : (f32 ? "(-INFINITY)" : "(-(double)INFINITY)");
+    std::string s = f32 ? fmt::format("{:.9g}", v) : fmt::format("{:.17g}", v);
+    if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+    return f32 ? s + "f" : s;
+  }
+
+  std::string offset(const BufInfo& b, const std::vector<ExprP>& idx, const std::function<std::string(const ExprP&)>& pr) {
+    std::string off;
+    int64_t stride = 1;
+    for (size_t d = idx.size(); d-- > 0;) {
+      std::string i = pr(idx[d]);
+      if (!b.min_names.empty() && !b.min_names[d].empty()) i = fmt::format("({} - {})", i, b.min_names[d]);
+      std::string term = stride == 1 ? i : fmt::format("{} * {}", i, int_literal(stride));
+      off = off.empty() ? term : fmt::format("{} + {}", term, off);
+      stride *= b.extents[d];
+    }
+    return off.empty() ? "0" : off;
+  }
+
+  // The flattened offset as an IR expression (for stride analysis), with buffer minimums as vars.
+  ExprP offset_expr(const BufInfo& b, const std::vector<ExprP>& idx) {
+    ExprP off = int_imm(0);
+    int64_t stride = 1;
+    for (size_t d = idx.size(); d-- > 0;) {
+      ExprP i = idx[d];
+      if (!b.min_names.empty() && !b.min_names[d].empty()) i = sub(i, var("$min:" + b.min_names[d]));
+      off = add(off, mul(i, int_imm(stride)));
+      stride *= b.extents[d];
+    }
+    return lower::simplify(off, ranges_);
+  }
+
+  const BufInfo& buf(const std::string& name) {
+    auto it = bufs_.find(name);
+    if (it == bufs_.end()) throw std::logic_error("printer: unknown buffer " + name);
+    return it->second;
+  }
+
+  std::string load_scalar(const std::string& name, const std::vector<ExprP>& idx) {
+    const BufInfo& b = buf(name);
+    if (b.scalar_temp) return b.cname;
+    std::string ref = fmt::format("{}[{}]", b.cname, offset(b, idx, [this](const ExprP& e) { return scalar(e); }));
+    return from_storage(ref, b.type);
+  }
+  std::string from_storage(const std::string& ref, DType t) {
+    if (t == DType::bf16) return fmt::format("ekb_bf16_to_f32({})", ref);
+    if (t == DType::f16) return fmt::format("((float){})", ref);
+    if (t == DType::boolean) return fmt::format("((int32_t){})", ref);
+    return ref;
+  }
+  std::string to_storage(const std::string& v, DType t) {
+    if (t == DType::bf16) return fmt::format("ekb_f32_to_bf16({})", v);
+    if (t == DType::f16) return fmt::format("(_Float16)({})", v);
+    if (t == DType::boolean) return fmt::format("(uint8_t)(({}) != 0)", v);
+    return v;
+  }
+
+  static bool has_load(const ExprP& e) {
+    if (e->kind == EK::load) return true;
+    for (const auto& a : e->args)
+      if (has_load(a)) return true;
+    return false;
+  }
+
+  std::string unsigned_of(DType t) {
+    switch (t) {
+      case DType::i64: return "uint64_t";
+      case DType::i32: return "uint32_t";
+      default: return "uint32_t";
+    }
+  }
+
+  std::string scalar(const ExprP& e) {
+    switch (e->kind) {
+      case EK::int_imm:
+        if (is_float(e->type)) return float_literal(static_cast<double>(e->ival), e->type);
+        return int_literal(e->ival);
+      case EK::float_imm:
+        return float_literal(e->fval, e->type);
+      case EK::var:
+        if (vec_ && e->name == vec_->var) return fmt::format("({} + l)", vec_->base);  // only in per-lane code
+        return var_name(e->name);
+      case EK::load:
+        return load_scalar(e->name, e->args);
+      case EK::unary: {
+        std::string a = scalar(e->args[0]);
+        if (e->unop == UnOp::lnot) return fmt::format("(!{})", a);
+        if (e->unop == UnOp::bnot) return fmt::format("(({})~{})", d_.compute_type(e->type), a);
+        if (is_float(e->type)) return fmt::format("(-{})", a);
+        return fmt::format("(({})(0u - ({}){}))", d_.compute_type(e->type), unsigned_of(e->type), a);
+      }
+      case EK::binary:
+        return binary_scalar(e);
+      case EK::select:
+        return fmt::format("({} ? {} : {})", scalar(e->args[0]), scalar(e->args[1]), scalar(e->args[2]));
+      case EK::call:
+        return call_scalar(e);
+      case EK::cast:
+        return cast_scalar(e->args[0], e->type, scalar(e->args[0]));
+      case EK::reduce:
+        throw std::logic_error("printer: a reduction survived lowering");
+    }
+    return "0";
+  }
+
+  std::string binary_scalar(const ExprP& e) {
+    std::string a = scalar(e->args[0]), b = scalar(e->args[1]);
+    DType t = e->type;
+    std::string ct = d_.compute_type(t);
+    BinOp op = e->binop;
+    if (is_comparison(op)) return fmt::format("({} {} {})", a, spelling(op), b);
+    if (is_float(t)) {
+      if (op == BinOp::mod) return fmt::format("{}({}, {})", t == DType::f64 ? "ekb_fmod_floor" : "ekb_fmodf_floor", a, b);
+      return fmt::format("({} {} {})", a, spelling(op), b);
+    }
+    switch (op) {
+      case BinOp::div: return fmt::format("(({})ekb_fdiv({}, {}))", ct, a, b);
+      case BinOp::mod: return fmt::format("(({})ekb_fmod({}, {}))", ct, a, b);
+      case BinOp::add: case BinOp::sub: case BinOp::mul:
+        // Index arithmetic never overflows (bounds are checked); data arithmetic wraps as in ekb.
+        if (t == DType::i64 && !has_load(e)) return fmt::format("({} {} {})", a, spelling(op), b);
+        return fmt::format("(({})(({}){} {} ({}){}))", ct, unsigned_of(t), a, spelling(op), unsigned_of(t), b);
+      case BinOp::shl:
+        return fmt::format("(({})(({}){} << {}))", ct, unsigned_of(t), a, b);
+      case BinOp::shr:
+        return fmt::format("(({})({} >> {}))", ct, a, b);
+      default:
+        return fmt::format("(({})({} {} {}))", ct, a, spelling(op), b);
+    }
+  }
+
+  std::string call_scalar(const ExprP& e) {
+    std::vector<std::string> a;
+    for (const auto& x : e->args) a.push_back(scalar(x));
+    DType t = e->type;
+    bool f = is_float(t);
+    switch (e->fn) {
+      case Fn::min: return fmt::format("({0} < {1} ? {0} : {1})", a[0], a[1]);
+      case Fn::max: return fmt::format("({0} > {1} ? {0} : {1})", a[0], a[1]);
+      case Fn::clamp: return fmt::format("({0} < {1} ? {1} : ({0} > {2} ? {2} : {0}))", a[0], a[1], a[2]);
+      case Fn::abs:
+        if (f) return fmt::format("{}({})", t == DType::f64 ? "fabs" : "fabsf", a[0]);
+        return fmt::format("(({}){} < 0 ? ({})(0u - ({}){}) : {})", d_.compute_type(t), a[0], d_.compute_type(t),
+                           unsigned_of(t), a[0], a[0]);
+      case Fn::sign:
+        if (f) return fmt::format("{}({})", t == DType::f64 ? "ekb_sign" : "ekb_signf", a[0]);
+        return fmt::format("(({})(({} > 0) - ({} < 0)))", d_.compute_type(t), a[0], a[0]);
+      case Fn::sigmoid: return fmt::format("{}({})", t == DType::f64 ? "ekb_sigmoid" : "ekb_sigmoidf", a[0]);
+      case Fn::rsqrt: return t == DType::f64 ? fmt::format("(1.0 / sqrt({}))", a[0]) : fmt::format("(1.0f / sqrtf({}))", a[0]);
+      case Fn::round: return fmt::format("{}({})", t == DType::f64 ? "rint" : "rintf", a[0]);
+      case Fn::pow: return fmt::format("{}({}, {})", t == DType::f64 ? "pow" : "powf", a[0], a[1]);
+      case Fn::atan2: return fmt::format("{}({}, {})", t == DType::f64 ? "atan2" : "atan2f", a[0], a[1]);
+      default: return fmt::format("{}({})", d_.math_fn(e->fn, t), a[0]);
+    }
+  }
+
+  std::string cast_scalar(const ExprP& from, DType to, const std::string& v) {
+    DType f = from->type;
+    std::string ct = d_.compute_type(to);
+    if (to == DType::boolean) return fmt::format("(({}) != 0)", v);
+    if (is_float(to)) return fmt::format("(({}){})", ct, v);
+    if (is_float(f)) return fmt::format("(({})ekb_f2i({}, {}, {}))", ct, v, int_literal(int_min(to)), int_literal(int_max(to)));
+    return fmt::format("(({}){})", ct, v);
+  }
+
+  // ---- statements ----
+  void stmt(const StmtP& s, int ind, std::string& out) {
+    if (!s) return;
+    switch (s->kind) {
+      case SK::block:
+        for (const auto& b : s->body) stmt(b, ind, out);
+        return;
+      case SK::comment:
+        out += pad(ind) + "/* " + s->text + " */\n";
+        return;
+      case SK::let:
+        let_stmt(s, ind, out);
+        return;
+      case SK::store:
+        store_stmt(s, ind, out);
+        return;
+      case SK::if_:
+        if_stmt(s, ind, out);
+        return;
+      case SK::allocate:
+        allocate_stmt(s, ind, out);
+        return;
+      case SK::for_:
+        for_stmt(s, ind, out);
+        return;
+    }
+  }
+
+  void let_stmt(const StmtP& s, int ind, std::string& out) {
+    if (vec_) {
+      VecCtx& v = const_cast<VecCtx&>(*vec_);
+      v.let_defs[s->var] = s->value;
+      if (varies(s->value)) {
+        v.varying_lets.insert(s->var);
+        stmt(s->body[0], ind, out);
+        v.varying_lets.erase(s->var);
+        v.let_defs.erase(s->var);
+        return;
+      }
+    }
+    out += pad(ind) + "{\n";
+    out += fmt::format("{}const {} {} = {};\n", pad(ind + 1), d_.compute_type(s->value->type), var_name(s->var), scalar(s->value));
+    auto r = lower::numeric_range(s->value, ranges_);
+    if (r) ranges_.set(s->var, *r);
+    stmt(s->body[0], ind + 1, out);
+    ranges_.erase(s->var);
+    out += pad(ind) + "}\n";
+    if (vec_) const_cast<VecCtx&>(*vec_).let_defs.erase(s->var);
+  }
+
+  void store_stmt(const StmtP& s, int ind, std::string& out) {
+    const BufInfo& b = buf(s->buffer);
+    if (vec_) {
+      vector_store(s, b, ind, out);
+      return;
+    }
+    std::string value = to_storage(scalar(s->value), b.type);
+    if (b.scalar_temp) {
+      out += fmt::format("{}{} = {};\n", pad(ind), b.cname, scalar(s->value));
+      return;
+    }
+    out += fmt::format("{}{}[{}] = {};\n", pad(ind), b.cname, offset(b, s->indices, [this](const ExprP& e) { return scalar(e); }),
+                       value);
+  }
+
+  void if_stmt(const StmtP& s, int ind, std::string& out) {
+    out += fmt::format("{}if ({}) {{\n", pad(ind), scalar(s->value));
+    stmt(s->body[0], ind + 1, out);
+    if (s->body[1]) {
+      out += pad(ind) + "} else {\n";
+      stmt(s->body[1], ind + 1, out);
+    }
+    out += pad(ind) + "}\n";
+  }
+
+  void allocate_stmt(const StmtP& s, int ind, std::string& out) {
+    const Buffer& a = s->alloc;
+    BufInfo b;
+    b.cname = ident(a.name, "b_");
+    b.type = a.type;
+    b.extents = a.extents;
+    if (a.extents.empty()) {
+      // A scalar temporary: a local variable (a vector in vectorized code).
+      b.scalar_temp = true;
+      b.vector_temp = vec_ != nullptr;
+      if (vec_) const_cast<VecCtx&>(*vec_).temps.insert(a.name);
+      std::string type = vec_ ? vec_type(a.type) : d_.compute_type(a.type);
+      out += fmt::format("{}{} {};\n", pad(ind), type, b.cname);
+      bufs_[a.name] = b;
+      if (s->body[0]) stmt(s->body[0], ind, out);
+      return;
+    }
+    out += pad(ind) + "{\n";
+    int64_t elems = 1;
+    for (int64_t e : a.extents) elems *= e;
+    for (size_t d = 0; d < a.mins.size(); ++d) {
+      int64_t c;
+      if (is_const(a.mins[d], &c) && c == 0) {
+        b.min_names.push_back("");
+        continue;
+      }
+      std::string mn = ident(a.name + "_min" + std::to_string(d), "");
+      out += fmt::format("{}const int64_t {} = {};\n", pad(ind + 1), mn, scalar(a.mins[d]));
+      b.min_names.push_back(mn);
+    }
+    std::string st = d_.storage_type(a.type);
+    bool heap = a.scope == MemScope::global;
+    if (heap)
+      out += fmt::format("{}{}* {} = ({}*)ekb_alloc((size_t){} * sizeof({}));\n", pad(ind + 1), st, b.cname, st, elems, st);
+    else
+      out += fmt::format("{}{} {}[{}] __attribute__((aligned(64)));\n", pad(ind + 1), st, b.cname, elems);
+    auto saved = bufs_.find(a.name) != bufs_.end() ? std::optional<BufInfo>(bufs_[a.name]) : std::nullopt;
+    bufs_[a.name] = b;
+    stmt(s->body[0], ind + 1, out);
+    if (heap) out += fmt::format("{}free({});\n", pad(ind + 1), b.cname);
+    out += pad(ind) + "}\n";
+    if (saved) bufs_[a.name] = *saved;
+  }
+
+  void for_stmt(const StmtP& s, int ind, std::string& out) {
+    int64_t w;
+    if (s->loop == LoopKind::vectorized && d_.vector_extensions && !vec_ && is_const(s->extent, &w) && w > 1 && w <= 64 &&
+        vectorizable(s)) {
+      vector_loop(s, w, ind, out);
+      return;
+    }
+    std::string v = var_name(s->var);
+    std::string min = scalar(s->min), ext = scalar(s->extent);
+    if (s->loop == LoopKind::parallel && d_.openmp_parallel_for && !vec_)
+      out += fmt::format("{}#pragma omp parallel for num_threads({}) schedule(static)\n", pad(ind), threads_);
+    if (min == "0") out += fmt::format("{}for (int64_t {} = 0; {} < {}; ++{}) {{\n", pad(ind), v, v, ext, v);
+    else
+      out += fmt::format("{}for (int64_t {v} = {m}, {v}_end = {m} + {e}; {v} < {v}_end; ++{v}) {{\n", pad(ind),
+                         fmt::arg("v", v), fmt::arg("m", min), fmt::arg("e", ext));
+    auto lo = lower::numeric_range(s->min, ranges_), ex = lower::numeric_range(s->extent, ranges_);
+    if (lo && ex) ranges_.set(s->var, lower::Range{lo->lo, lo->hi + std::max<int64_t>(ex->hi - 1, 0)});
+    stmt(s->body[0], ind + 1, out);
+    ranges_.erase(s->var);
+    out += pad(ind) + "}\n";
+  }
+
+  // ---- vector mode ----
+  // The name of a vector helper of the prelude: H("splat", "ekb_f32x16") == "ekb_splat_f32x16".
+  static std::string H(const std::string& fn, const std::string& vec) { return "ekb_" + fn + "_" + vec.substr(4); }
+  std::string lane_of(DType t) { return d_.compute_type(t) == "float" ? "float" : d_.compute_type(t); }
+  std::string vec_type(DType t) {
+    VecType v{lane_of(t), vec_->width};
+    vec_types_.insert(v);
+    return vec_name(v);
+  }
+  std::string vec_type_of_lane(const std::string& lane) {
+    VecType v{lane, vec_->width};
+    vec_types_.insert(v);
+    return vec_name(v);
+  }
+  std::string mask_type(DType t) { return vec_type_of_lane(vec_mask_lane(lane_of(t))); }
+
+  // Does the value differ between lanes?
+  bool varies(const ExprP& e) {
+    if (e->kind == EK::var) return e->name == vec_->var || vec_->varying_lets.count(e->name);
+    if (e->kind == EK::load && vec_->temps.count(e->name)) return true;  // temporaries in vector code are vectors
+    for (const auto& a : e->args)
+      if (varies(a)) return true;
+    return false;
+  }
+
+  // Inlines the enclosing lets, so offsets are in terms of loop variables only.
+  ExprP expand_lets(const ExprP& e) {
+    std::vector<std::pair<std::string, ExprP>> map(vec_->let_defs.begin(), vec_->let_defs.end());
+    ExprP x = e;
+    for (int round = 0; round < 8; ++round) {
+      ExprP y = lower::substitute(x, map);
+      if (y == x) break;
+      x = y;
+    }
+    return lower::simplify(x, ranges_);
+  }
+
+  // Control flow that differs between lanes cannot be vectorized: check the loop body.
+  bool vectorizable(const StmtP& loop) {
+    VecCtx probe;
+    probe.var = loop->var;
+    probe.width = 1;
+    const VecCtx* saved = vec_;
+    vec_ = &probe;
+    bool ok = uniform_control(loop->body[0]);
+    vec_ = saved;
+    return ok;
+  }
+  bool uniform_control(const StmtP& s) {
+    if (!s) return true;
+    VecCtx& v = const_cast<VecCtx&>(*vec_);
+    switch (s->kind) {
+      case SK::if_:
+        if (varies(s->value)) return false;
+        break;
+      case SK::for_:
+        if (varies(s->min) || varies(s->extent) || s->loop == LoopKind::vectorized || s->loop == LoopKind::parallel) return false;
+        break;
+      case SK::let: {
+        bool vary = varies(s->value);
+        if (vary) v.varying_lets.insert(s->var);
+        bool ok = uniform_control(s->body[0]);
+        v.varying_lets.erase(s->var);
+        return ok;
+      }
+      case SK::allocate:
+        if (!s->alloc.extents.empty()) return false;  // buffers inside a vector loop: keep it simple
+        v.temps.insert(s->alloc.name);
+        break;
+      default:
+        break;
+    }
+    for (const auto& b : s->body)
+      if (!uniform_control(b)) return false;
+    return true;
+  }
+
+  void vector_loop(const StmtP& s, int64_t w, int ind, std::string& out) {
+    VecCtx ctx;
+    ctx.var = s->var;
+    ctx.width = static_cast<int>(w);
+    ctx.base = var_name(s->var) + "_base";
+    out += fmt::format("{}{{ /* vectorized: {} lanes of {} */\n", pad(ind), w, s->var);
+    out += fmt::format("{}const int64_t {} = {};\n", pad(ind + 1), ctx.base, scalar(s->min));
+    auto lo = lower::numeric_range(s->min, ranges_);
+    if (lo) ranges_.set(s->var, lower::Range{lo->lo, lo->hi + w - 1});
+    vec_ = &ctx;
+    stmt(s->body[0], ind + 1, out);
+    vec_ = nullptr;
+    ranges_.erase(s->var);
+    out += pad(ind) + "}\n";
+  }
+
+  // A vector-mode expression: a scalar string if uniform, else a vector of the expression's type.
+  struct VVal {
+    std::string text;
+    bool vec;
+  };
+
+  std::string as_vector(const VVal& v, DType t) {
+    if (v.vec) return v.text;
+    if (t == DType::boolean) return fmt::format("{}(-(int32_t)(({}) != 0))", H("splat", vec_type(t)), v.text);  // a mask
+    return fmt::format("{}({})", H("splat", vec_type(t)), v.text);
+  }
+
+  VVal vexpr(const ExprP& e) {
+    if (!varies(e)) return {scalar(e), false};
+    std::string V = vec_type(e->type);
+    switch (e->kind) {
+      case EK::var: {
+        if (e->name == vec_->var) {
+          std::string iota;
+          for (int l = 0; l < vec_->width; ++l) iota += (l ? ", " : "") + std::to_string(l);
+          std::string I = vec_type(DType::i64);
+          return {fmt::format("(({}){{{}}} + {})", I, iota, vec_->base), true};
+        }
+        return vexpr(vec_->let_defs.at(e->name));  // a varying let: its definition, inline
+      }
+      case EK::load:
+        return {vector_load(e), true};
+      case EK::unary: {
+        std::string a = as_vector(vexpr(e->args[0]), e->args[0]->type);
+        if (e->unop == UnOp::lnot) return {fmt::format("(~{})", a), true};  // masks are 0 / -1
+        if (e->unop == UnOp::bnot) return {fmt::format("(~{})", a), true};
+        return {fmt::format("(-{})", a), true};
+      }
+      case EK::binary: {
+        BinOp op = e->binop;
+        DType ot = e->args[0]->type;
+        std::string a = as_vector(vexpr(e->args[0]), ot), b = as_vector(vexpr(e->args[1]), e->args[1]->type);
+        if (is_comparison(op)) return {canonical_mask(fmt::format("({} {} {})", a, spelling(op), b), ot), true};
+        if (is_float(e->type) && op == BinOp::mod) return {per_lane(e), true};
+        if (!is_float(e->type) && (op == BinOp::div || op == BinOp::mod)) return {per_lane(e), true};
+        return {fmt::format("({} {} {})", a, spelling(op), b), true};
+      }
+      case EK::select:
+        return {vector_select(e), true};
+      case EK::call:
+        return {vector_call(e), true};
+      case EK::cast:
+        return {vector_cast(e), true};
+      default:
+        return {per_lane(e), true};
+    }
+  }
+
+  // Comparison results are masks of 32-bit lanes whatever the operands' width (0 or -1).
+  std::string canonical_mask(const std::string& cmp, DType operand) {
+    std::string m = mask_type(operand);
+    std::string c32 = vec_type_of_lane("int32_t");
+    if (m == c32) return cmp;
+    return fmt::format("__builtin_convertvector({}, {})", cmp, c32);
+  }
+  // A canonical mask converted to the lane width of type t.
+  std::string mask_for(const std::string& mask, DType t) {
+    std::string m = mask_type(t);
+    if (m == vec_type_of_lane("int32_t")) return mask;
+    return fmt::format("__builtin_convertvector({}, {})", mask, m);
+  }
+
+  std::string vector_select(const ExprP& e) {
+    DType t = e->type;
+    VVal c = vexpr(e->args[0]);
+    if (!c.vec) {
+      // Uniform condition: an ordinary (lazy) conditional over vectors.
+      return fmt::format("({} ? {} : {})", c.text, as_vector(vexpr(e->args[1]), t), as_vector(vexpr(e->args[2]), t));
+    }
+    std::string m = fmt::format("ekb_m{}", tmp_++);
+    std::string c32 = vec_type_of_lane("int32_t");
+    std::string saved = mask_;
+    std::string both = mask_.empty() ? c.text : fmt::format("({} & {})", mask_, c.text);
+    std::string neg = mask_.empty() ? fmt::format("(~{})", c.text) : fmt::format("({} & ~{})", mask_, c.text);
+    mask_ = fmt::format("ekb_mt{}", tmp_);
+    std::string mt = mask_;
+    std::string a = as_vector(vexpr(e->args[1]), t);
+    mask_ = fmt::format("ekb_mf{}", tmp_);
+    std::string mf = mask_;
+    std::string b = as_vector(vexpr(e->args[2]), t);
+    mask_ = saved;
+    if (t == DType::boolean)
+      return fmt::format("({{ {c32} {m} = {c}; {c32} {mt} = {bo}; {c32} {mf} = {ne}; ({m} & {a}) | (~{m} & {b}); }})",
+                         fmt::arg("c32", c32), fmt::arg("m", m), fmt::arg("c", c.text), fmt::arg("mt", mt), fmt::arg("bo", both),
+                         fmt::arg("mf", mf), fmt::arg("ne", neg), fmt::arg("a", a), fmt::arg("b", b));
+    return fmt::format("({{ {c32} {m} = {c}; {c32} {mt} = {bo}; {c32} {mf} = {ne}; (void){mt}; (void){mf}; ekb_blend_{V}({mm}, {a}, {b}); }})",
+                       fmt::arg("c32", c32), fmt::arg("m", m), fmt::arg("c", c.text), fmt::arg("mt", mt), fmt::arg("bo", both),
+                       fmt::arg("mf", mf), fmt::arg("ne", neg), fmt::arg("V", vec_type(t).substr(4)), fmt::arg("mm", mask_for(m, t)),
+                       fmt::arg("a", a), fmt::arg("b", b));
+  }
+
+  std::string vector_call(const ExprP& e) {
+    DType t = e->type;
+    std::string V = vec_type(t);
+    std::vector<std::string> a;
+    for (const auto& x : e->args) a.push_back(as_vector(vexpr(x), t));
+    switch (e->fn) {
+      case Fn::min: return fmt::format("{}({}, {})", H("min", V), a[0], a[1]);
+      case Fn::max: return fmt::format("{}({}, {})", H("max", V), a[0], a[1]);
+      case Fn::clamp: return fmt::format("{}({}({}, {}), {})", H("min", V), H("max", V), a[0], a[1], a[2]);
+      case Fn::abs: return fmt::format("{}({}, -{})", H("max", V), a[0], a[0]);
+      default: break;
+    }
+    if (lane_of(t) == "float") {
+      switch (e->fn) {
+        case Fn::exp: return fmt::format("{}({})", H("exp", V), a[0]);
+        case Fn::log: return fmt::format("{}({})", H("log", V), a[0]);
+        case Fn::tanh: return fmt::format("{}({})", H("tanh", V), a[0]);
+        case Fn::sigmoid: return fmt::format("{}({})", H("sigmoid", V), a[0]);
+        case Fn::erf: return fmt::format("{}({})", H("erf", V), a[0]);
+        default: break;
+      }
+    }
+    return per_lane(e);
+  }
+
+  std::string vector_cast(const ExprP& e) {
+    DType to = e->type, from = e->args[0]->type;
+    std::string x = as_vector(vexpr(e->args[0]), from);
+    if (to == DType::boolean) return canonical_mask(fmt::format("({} != 0)", x), from);
+    if (from == DType::boolean) return fmt::format("__builtin_convertvector(-{}, {})", x, vec_type(to));
+    if (is_float(from) && !is_float(to)) {
+      // Saturate, then convert (NaN becomes 0).
+      std::string F = vec_type(from);
+      std::string lo = float_literal(static_cast<double>(int_min(to)), from), hi = float_literal(static_cast<double>(int_max(to)), from);
+      std::string t = fmt::format("ekb_t{}", tmp_++);
+      return fmt::format("({{ {F} {t} = {x}; {t} = ekb_blend_{f}({t} != {t}, ekb_splat_{f}(0), {t}); "
+                         "__builtin_convertvector(ekb_min_{f}(ekb_max_{f}({t}, ekb_splat_{f}({lo})), ekb_splat_{f}({hi})), {T}); }})",
+                         fmt::arg("F", F), fmt::arg("f", F.substr(4)), fmt::arg("t", t), fmt::arg("x", x), fmt::arg("lo", lo), fmt::arg("hi", hi),
+                         fmt::arg("T", vec_type(to)));
+    }
+    if (vec_type(to) == vec_type(from)) return x;
+    return fmt::format("__builtin_convertvector({}, {})", x, vec_type(to));
+  }
+
+  // Each lane computed by scalar code (functions without a vector form, divisions, gathers).
+  std::string per_lane(const ExprP& e) {
+    std::string V = vec_type(e->type);
+    std::string r = fmt::format("ekb_r{}", tmp_++);
+    // Lanes are computed with the loop variable as `base + l` and varying lets inlined.
+    ExprP x = expand_lets(e);
+    std::string body = scalar_lane(x);
+    std::string guard = mask_.empty() ? "" : fmt::format("if ({}[l]) ", mask_);
+    return fmt::format("({{ {V} {r} = {{0}}; for (int l = 0; l < {w}; ++l) {g}{r}[l] = {b}; {r}; }})", fmt::arg("V", V),
+                       fmt::arg("r", r), fmt::arg("w", vec_->width), fmt::arg("g", guard), fmt::arg("b", body));
+  }
+  // Scalar code for one lane `l`: vector temporaries are read at lane l.
+  std::string scalar_lane(const ExprP& e) {
+    if (e->kind == EK::load) {
+      auto it = bufs_.find(e->name);
+      if (it != bufs_.end() && it->second.vector_temp) return it->second.cname + "[l]";
+    }
+    if (e->args.empty()) return scalar(e);
+    // Rebuild the scalar text with children in lane form: print via a temporary copy whose
+    // scalar-temporary loads are renamed. Simplest: scalar() already maps the loop var to base + l.
+    return scalar_with_lane_temps(e);
+  }
+  std::string scalar_with_lane_temps(const ExprP& e) {
+    // Temporarily mark vector temporaries so that scalar() prints them indexed by lane.
+    std::vector<std::pair<std::string, std::string>> renamed;
+    for (auto& [n, b] : bufs_)
+      if (b.vector_temp) {
+        renamed.push_back({n, b.cname});
+        b.cname = b.cname + "[l]";
+      }
+    std::string s = scalar(e);
+    for (const auto& [n, c] : renamed) bufs_[n].cname = c;
+    return s;
+  }
+
+  std::string vector_load(const ExprP& e) {
+    const BufInfo& b = buf(e->name);
+    if (b.vector_temp) return b.cname;
+    if (e->type == DType::boolean) return "(-" + per_lane(e) + ")";  // 0/1 in memory, 0/-1 as a mask
+    std::string V = vec_type(e->type);
+    ExprP off = expand_lets(offset_expr(b, e->args));
+    auto solved = lower::solve_for(off, vec_->var);
+    bool base_uniform = solved && !uses_var(solved->second, vec_->var);
+    if (base_uniform && mask_.empty() && solved->first == 1 && plain_lane(b.type)) {
+      std::string base = scalar(min_vars_to_names(solved->second));
+      return fmt::format("{}(&{}[{} + {}])", H("load", V), b.cname, base, vec_->base);
+    }
+    return per_lane(e);
+  }
+  static bool uses_var(const ExprP& e, const std::string& v) { return lower::uses_var(e, v); }
+  bool plain_lane(DType t) { return t != DType::f16 && t != DType::bf16 && t != DType::boolean; }
+  ExprP min_vars_to_names(const ExprP& e) {
+    if (e->kind == EK::var && e->name.rfind("$min:", 0) == 0) {
+      std::string c = e->name.substr(5);
+      vars_[e->name] = c;
+      return e;
+    }
+    auto c = std::make_shared<lir::Expr>(*e);
+    for (auto& a : c->args) a = min_vars_to_names(a);
+    return c;
+  }
+
+  void vector_store(const StmtP& s, const BufInfo& b, int ind, std::string& out) {
+    if (b.vector_temp) {
+      out += fmt::format("{}{} = {};\n", pad(ind), b.cname, as_vector(vexpr(s->value), b.type));
+      return;
+    }
+    if (b.scalar_temp) {  // declared outside the vector loop: one value for all lanes
+      out += fmt::format("{}{} = {};\n", pad(ind), b.cname, scalar(s->value));
+      return;
+    }
+    VVal v = vexpr(s->value);
+    ExprP off = expand_lets(offset_expr(b, s->indices));
+    auto solved = lower::solve_for(off, vec_->var);
+    if (solved && solved->first == 1 && !uses_var(solved->second, vec_->var) && plain_lane(b.type)) {
+      std::string base = scalar(min_vars_to_names(solved->second));
+      out += fmt::format("{}{}(&{}[{} + {}], {});\n", pad(ind), H("store", vec_type(b.type)), b.cname, base, vec_->base,
+                         as_vector(v, s->value->type));
+      return;
+    }
+    // Lane by lane, in order (a uniform offset keeps the last lane's value, as a serial loop would).
+    std::string t = fmt::format("ekb_s{}", tmp_++);
+    out += fmt::format("{}{{ {} {} = {};\n", pad(ind), vec_type(s->value->type), t, as_vector(v, s->value->type));
+    std::string idx = scalar(min_vars_to_names(off));
+    out += fmt::format("{}  for (int l = 0; l < {}; ++l) {}[{}] = {};\n", pad(ind), vec_->width, b.cname, idx,
+                       to_storage(t + "[l]", b.type));
+    out += pad(ind) + "}\n";
+  }
+};
+
+}  // namespace
+
+std::string c_signature(const LoweredKernel& k, const Dialect& d) {
+  CPrinter p(k, d);
+  return p.signature();
+}
+
+std::string print_c(const LoweredKernel& k, const Dialect& d) {
+  CPrinter p(k, d);
+  return p.print() + "\n" + c_entry_wrapper(k.inputs, k.outputs, d);
+}
+
+std::string c_entry_wrapper(const std::vector<lower::TensorArg>& inputs, const std::vector<lower::TensorArg>& outputs,
+                            const Dialect& d) {
+  std::vector<std::string> args;
+  size_t i = 0;
+  for (const auto& t : inputs) args.push_back(fmt::format("(const {}*)args[{}]", d.storage_type(t.type), i++));
+  for (const auto& t : outputs) args.push_back(fmt::format("({}*)args[{}]", d.storage_type(t.type), i++));
+  args.push_back("num_threads");
+  return fmt::format("void {}(void* const* args, int32_t num_threads) {{\n  {}({});\n}}\n", kEntryWrapper, kEntryPoint,
+                     fmt::join(args, ", "));
+}
+
+std::string c_abi_text(const std::string& task, const std::vector<lower::TensorArg>& inputs,
+                       const std::vector<lower::TensorArg>& outputs, const Dialect& d) {
+  std::string out = fmt::format(
+      "/* Task {}: the C ABI of a raw C (or C++ with extern \"C\") submission for the cpu backend.\n"
+      " * Every tensor is dense, row-major (the last index varies fastest), 64-byte aligned, passed as a\n"
+      " * pointer to its first element; inputs are read-only, outputs must be fully written.\n"
+      " * Types: f64 double, f32 float, f16 _Float16, bf16 uint16_t (bfloat16 bits), i64 int64_t,\n"
+      " * i32 int32_t, i16 int16_t, i8 int8_t, u8 uint8_t, bool uint8_t (0 or 1). Include <stdint.h>.\n"
+      " * num_threads (>= 1): the kernel may run on at most this many threads (e.g. OpenMP's\n"
+      " * num_threads clause); it must return only when all its work is done.\n */\n",
+      task);
+  std::vector<std::string> params;
+  for (const auto& t : inputs)
+    params.push_back(fmt::format("    const {}* {} {} /* {}[{}] */", d.storage_type(t.type), d.restrict_kw, t.name,
+                                 dtype_name(t.type), fmt::join(t.shape, "][")));
+  for (const auto& t : outputs)
+    params.push_back(fmt::format("    {}* {} {} /* {}[{}] */", d.storage_type(t.type), d.restrict_kw, t.name,
+                                 dtype_name(t.type), fmt::join(t.shape, "][")));
+  params.push_back("    int32_t num_threads");
+  out += fmt::format("void {}(\n{});\n", kEntryPoint, fmt::join(params, ",\n"));
+  return out;
+}
+
+}  // namespace ekb::codegen

@@ -1,0 +1,30 @@
+// The one C-like printer: loop IR in, source text out, with a Dialect table for what differs between
+// C, CUDA C and OpenCL C. Vectorized loops print with GNU vector types (explicit SIMD); parallel loops
+// as OpenMP; buffers allocated as the loop IR says (stack arrays, aligned heap blocks).
+#pragma once
+#include <string>
+
+#include "codegen/dialect.h"
+#include "lower/lower.h"
+
+namespace ekb::codegen {
+
+// The kernel's entry point name and C signature (the ABI raw C submissions implement):
+//   void ekb_kernel(const float* restrict A, ..., float* restrict Y, int32_t num_threads)
+inline constexpr const char* kEntryPoint = "ekb_kernel";
+std::string c_signature(const lower::LoweredKernel& k, const Dialect& d);
+
+// A whole translation unit: the prelude, the kernel function and the entry wrapper.
+std::string print_c(const lower::LoweredKernel& k, const Dialect& d);
+
+// The ABI of a task's kernel from its parameters alone (for raw C submissions): the signature with a
+// comment per tensor (shape and layout), and the wrapper the runtime calls,
+//   void ekb_entry(void* const* args, int32_t num_threads)
+// which passes args[i] (inputs, then outputs) to ekb_kernel.
+inline constexpr const char* kEntryWrapper = "ekb_entry";
+std::string c_abi_text(const std::string& task, const std::vector<lower::TensorArg>& inputs,
+                       const std::vector<lower::TensorArg>& outputs, const Dialect& d);
+std::string c_entry_wrapper(const std::vector<lower::TensorArg>& inputs, const std::vector<lower::TensorArg>& outputs,
+                            const Dialect& d);
+
+}  // namespace ekb::codegen

@@ -1,0 +1,28 @@
+// The per-backend table the one C-like printer consults: qualifiers, how a parallel loop is written,
+// math function spellings, and what the backend's vector support is. C is the first dialect; CUDA C
+// and OpenCL C add theirs here, not a copy of the printer.
+#pragma once
+#include <string>
+
+#include "ir/ast.h"
+#include "ir/dtype.h"
+
+namespace ekb::codegen {
+
+struct Dialect {
+  std::string name;            // "c", "cuda", "opencl"
+  std::string kernel_prefix;   // before the kernel's return type
+  std::string restrict_kw;     // "restrict", "__restrict__"
+  std::string global_ptr;      // address-space qualifier of buffer parameters ("" in C, "__global" in OpenCL)
+  bool openmp_parallel_for = false;  // parallel loops as `#pragma omp parallel for`
+  bool vector_extensions = false;    // vectorized loops as GCC/clang vector types
+  // The scalar C type used to store / compute values of a dtype.
+  std::string storage_type(DType t) const;
+  std::string compute_type(DType t) const;  // f16 and bf16 compute in float
+  // The function implementing a one-argument math function for float or double ("expf", "exp").
+  std::string math_fn(Fn fn, DType t) const;
+};
+
+const Dialect& c_dialect();
+
+}  // namespace ekb::codegen

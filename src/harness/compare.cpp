@@ -1,0 +1,72 @@
+// The comparison rule (see compare.h).
+#include "harness/compare.h"
+
+#include <cmath>
+
+namespace ekb {
+
+double tolerance_for(DType t) {
+  switch (t) {
+    case DType::f64: return 1e-9;
+    case DType::f32: return 1e-4;
+    case DType::f16: return 1e-2;
+    case DType::bf16: return 3e-2;
+    default: return 0;
+  }
+}
+
+namespace {
+bool has_float_to_int(const Expr& e) {
+  if (e.kind == ExprKind::call && e.fn == Fn::cast && is_int(e.cast_to) && is_float(e.args[0]->type)) return true;
+  for (const auto& a : e.args)
+    if (has_float_to_int(*a)) return true;
+  return false;
+}
+}  // namespace
+
+std::vector<OutputComparison> compare_outputs(const Program& p, const std::vector<TensorData>& got,
+                                              const std::vector<TensorData>& want) {
+  bool float_to_int = false;
+  for (const auto& s : p.stages) float_to_int = float_to_int || has_float_to_int(*s.body);
+  std::vector<OutputComparison> out;
+  for (size_t k = 0; k < want.size(); ++k) {
+    const TensorData& w = want[k];
+    const TensorData& g = got[k];
+    OutputComparison c;
+    c.name = w.name;
+    c.tolerance = tolerance_for(w.dtype);
+    int64_t n = w.size();
+    if (g.size() != n) {
+      c.pass = false;
+      out.push_back(c);
+      continue;
+    }
+    double rms = 0;
+    for (int64_t q = 0; q < n; ++q) rms += w.value(q) * w.value(q);
+    rms = std::sqrt(rms / static_cast<double>(std::max<int64_t>(n, 1)));
+    for (int64_t q = 0; q < n; ++q) {
+      double a = g.value(q), b = w.value(q);
+      double abs_err = std::fabs(a - b);
+      double rel = w.holds_float() ? abs_err / (std::fabs(b) + rms + 1e-300) : abs_err;
+      if (std::isfinite(b) && !std::isfinite(a)) {
+        c.nonfinite = true;
+        rel = INFINITY;
+      }
+      if (!std::isfinite(b) && !(std::isnan(b) ? std::isnan(a) : a == b)) rel = INFINITY;
+      if (!std::isfinite(b) && (std::isnan(b) ? std::isnan(a) : a == b)) abs_err = rel = 0;
+      if (rel > c.max_rel_error || c.worst_index < 0) {
+        if (rel > c.max_rel_error) c.max_rel_error = rel;
+        c.worst_index = q;
+        c.worst_got = a;
+        c.worst_want = b;
+      }
+      if (abs_err > c.max_abs_error) c.max_abs_error = abs_err;
+    }
+    if (w.holds_float()) c.pass = !c.nonfinite && c.max_rel_error <= c.tolerance;
+    else c.pass = c.max_abs_error <= (float_to_int ? 1.0 : 0.0);
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace ekb

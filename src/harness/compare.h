@@ -1,0 +1,31 @@
+// Comparing a kernel's outputs with the float64 reference, in one place. The rule:
+//   floats: error_i = |got_i - ref_i| / (|ref_i| + rms(ref)), and the output passes when
+//           max error <= tolerance(dtype): f64 1e-9, f32 1e-4, f16 1e-2, bf16 3e-2.
+//           A NaN or infinity where the reference is finite fails.
+//   integers and bool: exact, except that an output computed through a float-to-integer conversion
+//           may differ by 1 (rounding of values that sit on a tie in float64 but not in float32).
+// (The harness issue refines the rule with the reduction depth; docs/metrics.md states it.)
+#pragma once
+#include <string>
+#include <vector>
+
+#include "interp/tensor_data.h"
+#include "ir/program.h"
+
+namespace ekb {
+
+struct OutputComparison {
+  std::string name;
+  double max_abs_error = 0, max_rel_error = 0;  // rel: the normalised error above
+  double tolerance = 0;
+  int64_t worst_index = -1;
+  double worst_got = 0, worst_want = 0;
+  bool nonfinite = false;
+  bool pass = true;
+};
+
+double tolerance_for(DType t);
+std::vector<OutputComparison> compare_outputs(const Program& p, const std::vector<TensorData>& got,
+                                              const std::vector<TensorData>& want);
+
+}  // namespace ekb

@@ -1,0 +1,50 @@
+// The lowering pipeline, in order. Each step is one function; reading this file tells what happens
+// to a kernel between its text and the printer.
+#include "lower/lower.h"
+
+#include "lower/passes.h"
+#include "lower/realize.h"
+#include "schedule/apply.h"
+#include "schedule/check_sections.h"
+
+namespace ekb::lower {
+
+LoweredKernel lower_kernel(const Program& p, const std::string& backend, const Section* schedule, const Section* memory,
+                           SourcePtr sections_source) {
+  DiagnosticList diags;
+  LoweredKernel k;
+  k.name = p.name;
+  // 1. The stage graph from L0 (explicit conversions, lazy logic as selects).
+  Graph g = build_graph(p);
+  // 2. The L1 and L2 directives replayed by the schedule primitives (legality checks; inline,
+  //    caches, rfactor and pack rewrite the graph).
+  Schedule s = apply_schedule(p, g, backend, schedule, memory, diags, sections_source);
+  if (diags.has_errors()) throw DiagnosticError(std::move(diags));
+  k.inputs = g.inputs;
+  k.outputs = g.outputs;
+  // 3. Realization: loop nests per stage, guards and tails, reductions' initial values, stages
+  //    computed inside other stages' loops over the regions bounds inference finds, allocations.
+  lir::StmtP body = realize(p, g, s, diags);
+  if (diags.has_errors()) throw DiagnosticError(std::move(diags));
+  // 4. Simplification with the loops' ranges (index arithmetic, min/max, divisions by constants).
+  body = simplify_stmt(body);
+  // 5. Vectorized loops with guarded tails split into full vectors and a serial remainder.
+  body = partition_vector_loops(body);
+  // 6. Unrolled loops expanded.
+  body = unroll_loops(body);
+  // 7. Loops of one iteration become lets; a last simplification.
+  body = simplify_stmt(remove_trivial_loops(body));
+  k.body = body;
+  return k;
+}
+
+LoweredKernel lower_kernel(const Program& p, const std::string& backend) {
+  DiagnosticList diags;
+  auto secs = sections_by_backend(p, diags);
+  if (diags.has_errors()) throw DiagnosticError(std::move(diags));
+  auto it = secs.find(backend);
+  if (it == secs.end()) return lower_kernel(p, backend, nullptr, nullptr);
+  return lower_kernel(p, backend, it->second.schedule, it->second.memory);
+}
+
+}  // namespace ekb::lower

@@ -1,0 +1,349 @@
+// Realization, step by step for one stage (`Realizer::realize`):
+//  1. extents of every loop from the region and the splits/fuses (ceil for split outers);
+//  2. every original variable as an expression of the loops (reverse over the splits/fuses), with
+//     the guards that guard-tails need and the clamps that pad-tails need;
+//  3. each guard either shrinks the innermost loop it depends on (no branch in the loop body) or
+//     becomes an `if` around the body;
+//  4. the loops in schedule order; a reduction's initial values are stored just outside its
+//     outermost reduction loop (or inside `decompose_reduction`'s loop);
+//  5. inside each loop, the stages computed there (regions from bounds inference) and the buffers
+//     stored there (sizes: constant upper bounds of the boxes touched).
+#include "lower/realize.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "lower/bounds.h"
+#include "lower/lower_expr.h"
+#include "lower/simplify.h"
+
+namespace ekb::lower {
+
+using namespace lir;
+
+std::string qualified(const std::string& stage, const std::string& name) { return stage + "." + name; }
+std::string value_name(const std::string& stage, const std::string& var) { return stage + ":" + var; }
+
+namespace {
+
+// Buffers computed inside loops live on the stack when at most this big (unless scoped global).
+constexpr int64_t kStackBufferBytes = 64 * 1024;
+// An explicitly `local` buffer above this is an error: the stack is small on edge devices.
+constexpr int64_t kMaxLocalBytes = 1 << 20;
+
+struct RegionDim {
+  ExprP min, extent;
+};
+
+std::string site_key(const std::string& stage, const std::string& dim) { return stage + "\x1f" + dim; }
+
+// Renames every variable of a stage's value (free or bound by a nested reduction) to "S:v".
+ExprP qualify(const ExprP& e, const std::string& stage) {
+  if (e->kind == EK::var) return var(value_name(stage, e->name), e->type);
+  auto c = std::make_shared<lir::Expr>(*e);
+  for (auto& a : c->args) a = qualify(a, stage);
+  for (auto& v : c->rvars) v = value_name(stage, v);
+  return c;
+}
+
+ExprP ceil_div(const ExprP& a, int64_t f) { return simplify(floordiv(add(a, int_imm(f - 1)), int_imm(f))); }
+
+class Realizer {
+ public:
+  Realizer(const Program& p, const Graph& g, const Schedule& s, DiagnosticList& d) : p_(p), g_(g), s_(s), d_(d) {
+    for (const auto& st : g.stages) {
+      const StageSchedule* ss = s.find(st.name);
+      if (!ss || st.is_output) continue;
+      std::string compute = ss->compute == StageSchedule::Compute::at ? site_key(ss->at_stage, ss->at_dim) : root_;
+      std::string store = ss->store_stage.empty() ? compute : site_key(ss->store_stage, ss->store_dim);
+      if (ss->compute == StageSchedule::Compute::at) compute_sites_[compute].push_back(st.name);
+      store_sites_[store].push_back(st.name);
+    }
+    value_range_ = [this](const std::string& buffer) -> std::optional<Range> {
+      for (int t : p_.inputs)
+        if (p_.tensors[t].name == buffer && p_.tensors[t].dist.kind == DistSpec::Kind::int_range)
+          return Range{static_cast<int64_t>(p_.tensors[t].dist.a), static_cast<int64_t>(p_.tensors[t].dist.b)};
+      return std::nullopt;
+    };
+  }
+
+  StmtP run() {
+    std::vector<StmtP> body;
+    for (const auto& st : g_.stages) {
+      const StageSchedule* ss = s_.find(st.name);
+      if (ss && ss->compute == StageSchedule::Compute::at) continue;
+      std::vector<RegionDim> region;
+      for (int64_t e : st.extents) region.push_back({int_imm(0), int_imm(e)});
+      body.push_back(comment(fmt::format("stage {}", st.name)));
+      body.push_back(realize(st, region));
+    }
+    return allocate_here(root_, block(body));
+  }
+
+ private:
+  const Program& p_;
+  const Graph& g_;
+  const Schedule& s_;
+  DiagnosticList& d_;
+  const std::string root_ = site_key("", "");
+  std::map<std::string, std::vector<std::string>> compute_sites_, store_sites_;
+  RangeScope scope_;  // numeric ranges of the loop variables around the point being generated
+  ValueRange value_range_;
+  int counter_ = 0;
+
+  void error(Loc loc, std::string msg, std::string fix) { d_.error(p_.source(), loc, std::move(msg), std::move(fix)); }
+
+  const LStage& stage(const std::string& name) const { return g_.stages[g_.find(name)]; }
+
+  // ---- one stage ----
+  StmtP realize(const LStage& st, const std::vector<RegionDim>& region) {
+    const StageSchedule& ss = *s_.find(st.name);
+    auto Q = [&](const std::string& n) { return qualified(st.name, n); };
+
+    // 1. Extents.
+    std::map<std::string, ExprP> ext;
+    for (size_t i = 0; i < st.vars.size(); ++i) ext[st.vars[i]] = simplify(region[i].extent, scope_);
+    for (size_t i = 0; i < st.rvars.size(); ++i) ext[st.rvars[i]] = int_imm(st.rextents[i]);
+    // Which original variables each name derives from (for pad).
+    std::map<std::string, std::set<std::string>> origin;
+    for (const auto& v : st.vars) origin[v] = {v};
+    for (const auto& v : st.rvars) origin[v] = {v};
+    for (const auto& r : ss.rels) {
+      if (auto* sp = std::get_if<SplitRel>(&r)) {
+        ext[sp->inner] = int_imm(sp->factor);
+        ext[sp->outer] = ceil_div(ext[sp->old_var], sp->factor);
+        origin[sp->inner] = origin[sp->outer] = origin[sp->old_var];
+      } else {
+        const auto& f = std::get<FuseRel>(r);
+        ext[f.fused] = simplify(mul(ext[f.outer], ext[f.inner]), scope_);
+        origin[f.fused] = origin[f.outer];
+        origin[f.fused].insert(origin[f.inner].begin(), origin[f.inner].end());
+      }
+    }
+
+    // The loops' ranges are known from here on (simplifications below rely on them).
+    for (const auto& d : ss.dims) {
+      auto r = numeric_range(ext[d.name], scope_);
+      scope_.set(Q(d.name), Range{0, r ? std::max<int64_t>(r->hi - 1, 0) : INT64_MAX / 4});
+    }
+    struct Unscope {
+      RangeScope& scope;
+      std::vector<std::string> names;
+      ~Unscope() {
+        for (const auto& n : names) scope.erase(n);
+      }
+    } unscope{scope_, {}};
+    for (const auto& d : ss.dims) unscope.names.push_back(Q(d.name));
+
+    // 2. Values of the original variables in terms of the loops.
+    std::map<std::string, ExprP> val;
+    for (const auto& d : ss.dims) val[d.name] = var(Q(d.name));
+    std::vector<std::pair<ExprP, ExprP>> guards;  // value < bound
+    std::set<std::string> padded;
+    for (auto it = ss.rels.rbegin(); it != ss.rels.rend(); ++it) {
+      if (auto* sp = std::get_if<SplitRel>(&*it)) {
+        int64_t e = 0, f = sp->factor;
+        bool known = is_const(ext[sp->old_var], &e);
+        bool divisible = known && e % f == 0;
+        ExprP outer = mul(val[sp->outer], int_imm(f));
+        if (!divisible && sp->tail == Tail::shift && known && e >= f) {
+          val[sp->old_var] = add(min(outer, int_imm(e - f)), val[sp->inner]);
+        } else {
+          val[sp->old_var] = add(outer, val[sp->inner]);
+          if (!divisible && sp->tail == Tail::pad) padded.insert(origin[sp->old_var].begin(), origin[sp->old_var].end());
+          else if (!divisible) guards.push_back({val[sp->old_var], ext[sp->old_var]});
+        }
+      } else {
+        const auto& fr = std::get<FuseRel>(*it);
+        val[fr.outer] = floordiv(val[fr.fused], ext[fr.inner]);
+        val[fr.inner] = floormod(val[fr.fused], ext[fr.inner]);
+      }
+    }
+    if (!padded.empty() && st.is_output) {
+      error(st.loc, fmt::format("a `pad` split of `{}` would write past the end of output `{}`", *padded.begin(), st.name),
+            "use `guard` or `shift` on outputs, or pad an intermediate (e.g. a cache_write stage)");
+      return nullptr;
+    }
+
+    // 3. Guards shrink the innermost loop they depend on when they can.
+    std::map<std::string, ExprP> loop_ext;
+    for (const auto& d : ss.dims) loop_ext[d.name] = ext[d.name];
+    std::vector<ExprP> body_guards;
+    for (const auto& [value, bound] : guards) {
+      ExprP v = simplify(value, scope_);
+      bool placed = false;
+      for (size_t k = ss.dims.size(); k-- > 0 && !placed;) {
+        const std::string lv = Q(ss.dims[k].name);
+        if (!uses_var(v, lv)) continue;
+        auto solved = solve_for(v, lv);
+        bool rest_outer = solved && solved->first == 1;
+        for (size_t j = k + 1; rest_outer && j < ss.dims.size(); ++j) rest_outer = !uses_var(solved->second, Q(ss.dims[j].name));
+        if (rest_outer) {
+          ExprP& le = loop_ext[ss.dims[k].name];
+          le = simplify(min(le, sub(bound, solved->second)), scope_);
+          placed = true;
+        }
+        break;  // only the innermost loop it uses can take it
+      }
+      if (!placed) body_guards.push_back(lt(v, bound));
+    }
+
+    // 4. The body: lets for the original variables, then the store.
+    std::vector<std::pair<std::string, ExprP>> lets;
+    std::vector<ExprP> store_idx;
+    for (size_t i = 0; i < st.vars.size(); ++i) {
+      ExprP actual = simplify(add(region[i].min, val[st.vars[i]]), scope_);
+      store_idx.push_back(actual);
+      ExprP read = padded.count(st.vars[i]) ? min(actual, int_imm(st.extents[i] - 1)) : actual;
+      lets.push_back({value_name(st.name, st.vars[i]), read});
+    }
+    for (const auto& r : st.rvars) lets.push_back({value_name(st.name, r), simplify(val[r], scope_)});
+    ExprP value = qualify(st.value, st.name);
+    auto with_lets = [&](StmtP s, bool pure_only) {
+      for (size_t k = lets.size(); k-- > 0;) {
+        if (pure_only && k >= st.vars.size()) continue;
+        s = let(lets[k].first, lets[k].second, s);
+      }
+      return s;
+    };
+    auto guarded = [&](StmtP s, bool pure_only) {
+      ExprP cond;
+      for (const auto& g : body_guards) {
+        bool uses_reduction = false;
+        for (const auto& d : ss.dims)
+          if (d.reduction) uses_reduction = uses_reduction || uses_var(g, Q(d.name));
+        if (pure_only && uses_reduction) continue;
+        cond = cond ? land(cond, g) : g;
+      }
+      return cond ? if_then(cond, s) : s;
+    };
+    LoweredValue lv = lower_value(value, counter_);
+    ExprP stored = st.has_reduction() ? reduction_combine(st.rop, load(st.name, st.type, store_idx), lv.value) : lv.value;
+    lv.pre.push_back(store(st.name, store_idx, stored));
+    StmtP innermost = with_lets(guarded(block(lv.pre), false), false);
+
+    // 5. The loops, the initial values of a reduction, and what is computed inside each loop.
+    size_t init_pos = ss.dims.size();
+    if (st.has_reduction()) {
+      if (!ss.init_dim.empty()) init_pos = static_cast<size_t>(ss.find_dim(ss.init_dim)) + 1;
+      else
+        for (size_t k = 0; k < ss.dims.size(); ++k)
+          if (ss.dims[k].reduction) {
+            init_pos = k;
+            break;
+          }
+    }
+    StmtP init_body = st.has_reduction()
+                          ? with_lets(guarded(store(st.name, store_idx, reduction_identity(st.rop, st.type)), true), true)
+                          : nullptr;
+    std::function<StmtP(size_t)> gen_init = [&](size_t level) -> StmtP {
+      if (level == ss.dims.size()) return init_body;
+      const LoopDim& d = ss.dims[level];
+      if (d.reduction) return gen_init(level + 1);
+      return open_loop(Q(d.name), loop_ext[d.name], d.kind, [&] { return gen_init(level + 1); });
+    };
+    std::function<StmtP(size_t)> gen = [&](size_t level) -> StmtP {
+      if (level == ss.dims.size()) return innermost;
+      const LoopDim& d = ss.dims[level];
+      StmtP loop = open_loop(Q(d.name), loop_ext[d.name], d.kind,
+                             [&] { return computed_here(st.name, d.name, gen(level + 1)); });
+      if (st.has_reduction() && level == init_pos) return block({gen_init(level), loop});
+      return loop;
+    };
+    if (st.has_reduction() && init_pos == ss.dims.size()) return block({gen_init(ss.dims.size()), gen(0)});
+    return gen(0);
+  }
+
+  template <typename F>
+  StmtP open_loop(const std::string& v, const ExprP& extent, LoopKind kind, F&& body) {
+    auto r = numeric_range(extent, scope_);
+    scope_.set(v, Range{0, r ? std::max<int64_t>(r->hi - 1, 0) : INT64_MAX / 4});
+    StmtP b = body();
+    scope_.erase(v);
+    return for_loop(v, int_imm(0), extent, kind, b);
+  }
+
+  // ---- what is computed and stored inside a loop ----
+  StmtP computed_here(const std::string& stage_name, const std::string& dim, StmtP inner) {
+    std::string key = site_key(stage_name, dim);
+    auto it = compute_sites_.find(key);
+    if (it != compute_sites_.end()) {
+      for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
+        const LStage& producer = stage(*p);
+        auto box = box_touched(inner, producer.name, true, false, value_range_);
+        if (!box) continue;  // nothing here reads it
+        std::vector<RegionDim> region;
+        for (size_t d = 0; d < producer.extents.size(); ++d) {
+          ExprP lo = (*box)[d].lo ? simplify(max((*box)[d].lo, int_imm(0)), scope_) : int_imm(0);
+          ExprP hi = (*box)[d].hi ? simplify(min((*box)[d].hi, int_imm(producer.extents[d] - 1)), scope_)
+                                  : int_imm(producer.extents[d] - 1);
+          region.push_back({lo, simplify(add(sub(hi, lo), int_imm(1)), scope_)});
+        }
+        inner = block({comment(fmt::format("stage {} (computed at {}.{})", producer.name, stage_name, dim)),
+                       realize(producer, region), inner});
+      }
+    }
+    return allocate_here(key, inner);
+  }
+
+  StmtP allocate_here(const std::string& key, StmtP inner) {
+    auto it = store_sites_.find(key);
+    if (it == store_sites_.end()) return inner;
+    for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
+      const LStage& st = stage(*p);
+      const StageSchedule& ss = *s_.find(st.name);
+      auto loads = box_touched(inner, st.name, true, false, value_range_);
+      auto stores = box_touched(inner, st.name, false, true, value_range_);
+      Buffer b;
+      b.name = st.name;
+      b.type = st.type;
+      int64_t bytes = dtype_bytes(st.type);
+      for (size_t d = 0; d < st.extents.size(); ++d) {
+        // Loads are clamped to the stage's domain (guarded reads outside it never happen); stores
+        // are not (a padded loop writes past it).
+        ExprP lo, hi;
+        if (loads && (*loads)[d].lo && (*loads)[d].hi) {
+          lo = simplify(max((*loads)[d].lo, int_imm(0)), scope_);
+          hi = simplify(min((*loads)[d].hi, int_imm(st.extents[d] - 1)), scope_);
+        }
+        if (stores && (*stores)[d].lo && (*stores)[d].hi) {
+          lo = lo ? simplify(min(lo, (*stores)[d].lo), scope_) : (*stores)[d].lo;
+          hi = hi ? simplify(max(hi, (*stores)[d].hi), scope_) : (*stores)[d].hi;
+        }
+        int64_t extent = st.extents[d];
+        if (lo && hi) {
+          auto r = numeric_range(simplify(add(sub(hi, lo), int_imm(1)), scope_), scope_);
+          if (r && r->hi >= 1) extent = r->hi;
+          else lo = int_imm(0);
+        } else {
+          lo = int_imm(0);
+        }
+        b.mins.push_back(lo);
+        b.extents.push_back(extent);
+        bytes *= extent;
+      }
+      bool at_root = key == root_;
+      if (ss.scope == MemScope::local && bytes > kMaxLocalBytes) {
+        error(st.loc, fmt::format("`{}` is cached in local memory but needs {} bytes, more than the {} a stack allows", st.name,
+                                  bytes, kMaxLocalBytes),
+              "cache a smaller region (compute it at an inner loop) or use the global scope");
+      }
+      b.scope = ss.scope;
+      if (!at_root && ss.scope == MemScope::global && bytes <= kStackBufferBytes) b.scope = MemScope::local;
+      inner = allocate(b, inner);
+    }
+    return inner;
+  }
+};
+
+}  // namespace
+
+StmtP realize(const Program& p, const Graph& g, const Schedule& s, DiagnosticList& diags) {
+  Realizer r(p, g, s, diags);
+  return r.run();
+}
+
+}  // namespace ekb::lower

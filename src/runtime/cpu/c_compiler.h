@@ -1,0 +1,49 @@
+// The CPU backend's C compile layer: C source in, callable native code (or IR / assembly / object
+// bytes) out, behind one interface so the harness does not care which toolchain is installed.
+#pragma once
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+// Turning C source into native code for the host CPU, behind one interface: in process through
+// clang/LLVM 19 (libclang-cpp + ORC LLJIT) where it is installed, or through the system C compiler as
+// a subprocess where it is not (the GPU machine, real edge boards).
+namespace ekb {
+enum class EmitKind { ll, asm_text, obj };
+struct CompileOptions {
+  int opt_level = 3;
+  bool openmp = true;                  // #pragma omp parallel for ... num_threads(n) must work
+  std::string cpu = "native";          // target CPU: "native" means the host (getHostCPUName + features)
+  std::vector<std::string> extra_flags;  // more compiler flags (e.g. "-DFOO=1")
+};
+struct CompileError : std::runtime_error {  // what() is a one-line summary; log holds the compiler's diagnostics
+  std::string log;
+  CompileError(const std::string& what, std::string log);
+};
+class CompiledModule {  // owns the code; symbols stay valid while it lives
+ public:
+  virtual ~CompiledModule() = default;
+  virtual void* lookup(const std::string& symbol) = 0;  // nullptr when missing
+};
+class CCompiler {
+ public:
+  virtual ~CCompiler() = default;
+  virtual std::string name() const = 0;  // e.g. "clang 19.1.7 (in process)" or "/usr/bin/cc (subprocess)"
+  // Compiles C11 (GNU extensions allowed) to native code; throws CompileError with the diagnostics.
+  virtual std::unique_ptr<CompiledModule> compile(const std::string& c_source, const CompileOptions& o) = 0;
+  // LLVM IR text, assembly text, or object file bytes for the same source.
+  virtual std::string emit(const std::string& c_source, EmitKind kind, const CompileOptions& o) = 0;
+};
+std::unique_ptr<CCompiler> make_default_c_compiler();  // in process when built with EKB_WITH_LLVM, else subprocess
+std::unique_ptr<CCompiler> make_subprocess_c_compiler(std::string cc = "");  // "" = $CC, else cc
+#if EKB_WITH_LLVM
+std::unique_ptr<CCompiler> make_inprocess_c_compiler();
+#endif
+
+// The flags both paths share, in the order a compiler driver takes them (without -O, -march, input
+// and output): -std=gnu11 -ffp-contract=fast -fno-math-errno [-fopenmp] and the extra flags.
+std::vector<std::string> common_c_flags(const CompileOptions& o);
+// The first line of a compiler log that says "error" (for CompileError::what()), or `fallback`.
+std::string first_error_line(const std::string& log, const std::string& fallback);
+}  // namespace ekb

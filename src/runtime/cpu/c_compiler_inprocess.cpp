@@ -1,0 +1,203 @@
+// The C compile path where clang/LLVM 19 is installed: clang in process to an llvm::Module, then an
+// ORC LLJIT to native code in this process (one JITDylib per module, so each can be freed), or a
+// TargetMachine to assembly / object bytes for emit().
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+
+#include "runtime/cpu/c_compiler.h"
+#include "runtime/cpu/clang_frontend.h"
+
+namespace ekb {
+namespace {
+
+namespace orc = llvm::orc;
+
+std::string join_features(const std::vector<std::string>& features) {
+  std::string s;
+  for (const std::string& f : features) s += (s.empty() ? "" : ",") + f;
+  return s;
+}
+
+llvm::CodeGenOptLevel codegen_level(int opt_level) {
+  if (opt_level <= 0) return llvm::CodeGenOptLevel::None;
+  if (opt_level == 1) return llvm::CodeGenOptLevel::Less;
+  if (opt_level == 2) return llvm::CodeGenOptLevel::Default;
+  return llvm::CodeGenOptLevel::Aggressive;
+}
+
+// One LLJIT, shared by the compiler and every module it made (a module may outlive its compiler).
+struct Jit {
+  std::unique_ptr<orc::LLJIT> lljit;
+  std::atomic<uint64_t> next_id{0};
+  std::mutex codegen_mutex;  // the JIT's one TargetMachine compiles one module at a time
+  std::mutex errors_mutex;
+  std::string errors;  // what the session reported while materializing (e.g. "Symbols not found")
+
+  std::string take_errors() {
+    std::lock_guard<std::mutex> lock(errors_mutex);
+    return std::exchange(errors, {});
+  }
+};
+
+std::shared_ptr<Jit> make_jit() {
+  const HostTarget& host = host_target();
+  orc::JITTargetMachineBuilder jtmb{llvm::Triple(host.triple)};
+  jtmb.setCPU(host.cpu).addFeatures(host.features).setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  jtmb.getOptions().AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  auto jit = std::make_shared<Jit>();
+  auto built = orc::LLJITBuilder()
+                   .setJITTargetMachineBuilder(std::move(jtmb))
+                   .setPlatformSetUp(orc::setUpInactivePlatform)  // C kernels need no static initializers
+                   .setSupportConcurrentCompilation(false)        // one TargetMachine, reused (codegen_mutex)
+                   .setProcessSymbolsJITDylibSetup([](orc::LLJIT& j) -> llvm::Expected<orc::JITDylibSP> {
+                     // libm, libomp (loaded RTLD_GLOBAL) and libc, as this process sees them.
+                     auto gen = orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                         j.getDataLayout().getGlobalPrefix());
+                     if (!gen) return gen.takeError();
+                     orc::JITDylib& jd = j.getExecutionSession().createBareJITDylib("<process>");
+                     jd.addGenerator(std::move(*gen));
+                     return &jd;
+                   })
+                   .create();
+  if (!built) throw CompileError("cannot create the LLVM JIT", llvm::toString(built.takeError()));
+  jit->lljit = std::move(*built);
+  Jit* raw = jit.get();
+  jit->lljit->getExecutionSession().setErrorReporter([raw](llvm::Error e) {
+    std::string msg = llvm::toString(std::move(e));
+    std::lock_guard<std::mutex> lock(raw->errors_mutex);
+    raw->errors += msg + "\n";
+  });
+  return jit;
+}
+
+// The code of one compile(): its own JITDylib, removed (and its memory freed) on destruction.
+class JitModule final : public CompiledModule {
+ public:
+  JitModule(std::shared_ptr<Jit> jit, orc::JITDylib& jd) : jit_(std::move(jit)), jd_(&jd) {}
+  ~JitModule() override {
+    llvm::consumeError(jit_->lljit->getExecutionSession().removeJITDylib(*jd_));
+  }
+  void* lookup(const std::string& symbol) override {
+    auto addr = jit_->lljit->lookup(*jd_, symbol);  // this module only, never the process
+    if (!addr) {
+      llvm::consumeError(addr.takeError());
+      return nullptr;
+    }
+    return addr->toPtr<void*>();
+  }
+
+ private:
+  std::shared_ptr<Jit> jit_;
+  orc::JITDylib* jd_;
+};
+
+class InProcessCCompiler final : public CCompiler {
+ public:
+  InProcessCCompiler() : jit_(make_jit()) {}
+
+  std::string name() const override {
+    return "clang " LLVM_VERSION_STRING " (in process, host CPU " + host_target().cpu + ")";
+  }
+
+  std::unique_ptr<CompiledModule> compile(const std::string& c_source, const CompileOptions& o) override {
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    std::unique_ptr<llvm::Module> module = frontend_.compile(c_source, o, *ctx);
+    // Everything the module defines and exports: looking them up below compiles the module now,
+    // so codegen and link errors surface here rather than at the first lookup().
+    orc::SymbolLookupSet defined;
+    for (const llvm::GlobalValue& gv : module->global_values())
+      if (!gv.isDeclaration() && !gv.hasLocalLinkage() && gv.hasName())
+        defined.add(jit_->lljit->mangleAndIntern(gv.getName()));
+
+    orc::LLJIT& lljit = *jit_->lljit;
+    std::lock_guard<std::mutex> lock(jit_->codegen_mutex);
+    jit_->take_errors();  // start with a clean slate
+    auto jd = lljit.createJITDylib("ekb_kernel_" + std::to_string(jit_->next_id++));
+    if (!jd) throw CompileError("cannot create a JITDylib", llvm::toString(jd.takeError()));
+    auto module_owner = std::make_unique<JitModule>(jit_, *jd);
+    if (llvm::Error e = lljit.addIRModule(*jd, orc::ThreadSafeModule(std::move(module), std::move(ctx))))
+      throw CompileError("the JIT rejected the module", llvm::toString(std::move(e)));
+    if (!defined.empty()) {
+      auto found = lljit.getExecutionSession().lookup(
+          orc::makeJITDylibSearchOrder(&*jd, orc::JITDylibLookupFlags::MatchAllSymbols), std::move(defined));
+      if (!found) {
+        std::string reported = jit_->take_errors();  // e.g. "Symbols not found: [ foo ]"
+        std::string log = reported + llvm::toString(found.takeError()) + "\n" + init_llvm_native_once();
+        std::string first = reported.substr(0, reported.find('\n'));
+        throw CompileError("JIT linking failed" + (first.empty() ? std::string() : ": " + first), log);
+      }
+    }
+    return module_owner;
+  }
+
+  std::string emit(const std::string& c_source, EmitKind kind, const CompileOptions& o) override {
+    llvm::LLVMContext ctx;
+    std::unique_ptr<llvm::Module> module = frontend_.compile(c_source, o, ctx);
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    if (kind == EmitKind::ll) {
+      module->print(os, nullptr);
+      os.flush();
+      return out;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);  // a TargetMachine emits one module at a time
+    llvm::TargetMachine& tm = target_machine(o);
+    llvm::SmallVector<char, 0> bytes;
+    llvm::raw_svector_ostream bos(bytes);
+    llvm::legacy::PassManager pm;
+    auto type = kind == EmitKind::obj ? llvm::CodeGenFileType::ObjectFile : llvm::CodeGenFileType::AssemblyFile;
+    if (tm.addPassesToEmitFile(pm, bos, nullptr, type))
+      throw CompileError("this target cannot emit the requested file type", "");
+    pm.run(*module);
+    return std::string(bytes.begin(), bytes.end());
+  }
+
+ private:
+  // A TargetMachine per (cpu, opt level), created on first use and kept. Callers hold mutex_.
+  llvm::TargetMachine& target_machine(const CompileOptions& o) {
+    TargetCpu target = target_cpu_for(o);
+    std::string key = target.cpu + "|" + std::to_string(o.opt_level);
+    auto& tm = machines_[key];
+    if (!tm) {
+      const std::string& triple = host_target().triple;
+      std::string err;
+      const llvm::Target* t = llvm::TargetRegistry::lookupTarget(triple, err);
+      if (!t) throw CompileError("no LLVM target for " + triple, err);
+      llvm::TargetOptions to;
+      to.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+      tm.reset(t->createTargetMachine(triple, target.cpu, join_features(target.features), to, llvm::Reloc::PIC_,
+                                      std::nullopt, codegen_level(o.opt_level)));
+      if (!tm) throw CompileError("cannot create a TargetMachine for " + target.cpu, "");
+    }
+    return *tm;
+  }
+
+  std::shared_ptr<Jit> jit_;
+  ClangFrontend frontend_;
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines_;
+};
+
+}  // namespace
+
+std::unique_ptr<CCompiler> make_inprocess_c_compiler() {
+  init_llvm_native_once();
+  return std::make_unique<InProcessCCompiler>();
+}
+
+}  // namespace ekb

@@ -1,0 +1,290 @@
+// The replay of L1/L2 sections: argument helpers shared by the primitives, the order in which lines
+// apply (L1 of the kernel's stages first, then L2 in order, L1 of a made stage as soon as it exists),
+// and the checks that need the whole schedule (run after every directive).
+#include "schedule/apply.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "schedule/primitives/primitives.h"
+#include "util/strings.h"
+
+namespace ekb {
+
+const std::vector<Primitive>& primitives() {
+  static const std::vector<Primitive> v = {
+      {"split", Layer::schedule, prim::split},
+      {"fuse", Layer::schedule, prim::fuse},
+      {"reorder", Layer::schedule, prim::reorder},
+      {"tile", Layer::schedule, prim::tile},
+      {"parallel", Layer::schedule, prim::parallel},
+      {"vectorize", Layer::schedule, prim::vectorize},
+      {"unroll", Layer::schedule, prim::unroll},
+      {"bind", Layer::schedule, prim::bind},
+      {"inline", Layer::memory, prim::inline_stage},
+      {"compute_at", Layer::memory, prim::compute_at},
+      {"store_at", Layer::memory, prim::store_at},
+      {"cache_read", Layer::memory, prim::cache_read},
+      {"cache_write", Layer::memory, prim::cache_write},
+      {"decompose_reduction", Layer::memory, prim::decompose_reduction},
+      {"rfactor", Layer::memory, prim::rfactor},
+      {"pack", Layer::memory, prim::pack},
+      {"double_buffer", Layer::memory, prim::double_buffer},
+  };
+  return v;
+}
+
+namespace {
+
+const Primitive* find_primitive(const std::string& name) {
+  for (const auto& p : primitives())
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+std::vector<std::string> primitive_names(Layer layer) {
+  std::vector<std::string> v;
+  for (const auto& p : primitives())
+    if (p.layer == layer) v.push_back(p.name);
+  return v;
+}
+
+}  // namespace
+
+void ScheduleContext::error(Loc loc, std::string msg, std::string fix) {
+  diags.error(source, loc, std::move(msg), std::move(fix));
+}
+
+bool ScheduleContext::arity(const Directive& d, size_t min_args, size_t max_args, size_t min_outs, size_t max_outs,
+                            const char* usage) {
+  bool ok = d.args.size() >= min_args && d.args.size() <= max_args && d.outs.size() >= min_outs && d.outs.size() <= max_outs;
+  if (!ok) error(d.loc, fmt::format("wrong number of arguments for `{}`", d.name), fmt::format("write `{}`", usage));
+  return ok;
+}
+
+bool ScheduleContext::dim_exists(const StageSchedule& s, const DirectiveArg& a) {
+  if (!a.is_int && s.find_dim(a.text) >= 0) return true;
+  std::vector<std::string> axes;
+  for (const auto& d : s.dims) axes.push_back(d.name);
+  std::string near = closest_match(a.text, axes);
+  error(a.loc, fmt::format("`{}` is not a loop axis of `{}`", a.text, s.name),
+        fmt::format("the axes of `{}` are now {}{}", s.name, quoted_list(axes),
+                    near.empty() ? "" : fmt::format("; did you mean `{}`?", near)));
+  return false;
+}
+
+bool ScheduleContext::positive_int(const DirectiveArg& a, const char* what) {
+  if (a.is_int && a.value >= 1) return true;
+  error(a.loc, fmt::format("{} must be a positive integer, got `{}`", what, a.text), "write a whole number like 4, 8 or 16");
+  return false;
+}
+
+bool ScheduleContext::fresh_dims(const StageSchedule& s, const std::vector<DirectiveArg>& outs) {
+  std::set<std::string> fresh;
+  for (const auto& o : outs) {
+    if (s.find_dim(o.text) >= 0 || fresh.count(o.text)) {
+      error(o.loc, fmt::format("axis name `{}` is already used in `{}`", o.text, s.name),
+            "give each new axis a fresh name, e.g. io and ii for the pieces of i");
+      return false;
+    }
+    fresh.insert(o.text);
+  }
+  return true;
+}
+
+bool ScheduleContext::stage_exists(const DirectiveArg& a) {
+  if (sched.find(a.text)) return true;
+  unknown_stage(a.loc, a.text);
+  return false;
+}
+
+bool ScheduleContext::new_stage_name(const DirectiveArg& a) {
+  if (sched.find(a.text) || program.find_tensor(a.text) >= 0 || graph.find(a.text) >= 0) {
+    error(a.loc, fmt::format("`{}` already names a tensor or stage", a.text), "choose a fresh name");
+    return false;
+  }
+  return true;
+}
+
+bool ScheduleContext::scope_ok(const DirectiveArg& a, lir::MemScope* out) {
+  std::vector<std::string> scopes = sched.backend == "cpu" ? std::vector<std::string>{"global", "local"}
+                                                            : std::vector<std::string>{"global", "shared", "local"};
+  if (std::find(scopes.begin(), scopes.end(), a.text) == scopes.end()) {
+    error(a.loc, fmt::format("`{}` is not a memory scope on {}", a.text, sched.backend), "scopes here: " + quoted_list(scopes, "or"));
+    return false;
+  }
+  *out = a.text == "global" ? lir::MemScope::global : a.text == "shared" ? lir::MemScope::shared : lir::MemScope::local;
+  return true;
+}
+
+bool ScheduleContext::tail_ok(const DirectiveArg& a, Tail* out) {
+  if (a.text == "guard" || a.text == "pad" || a.text == "shift") {
+    *out = a.text == "guard" ? Tail::guard : a.text == "pad" ? Tail::pad : Tail::shift;
+    return true;
+  }
+  error(a.loc, fmt::format("unknown tail policy `{}`", a.text),
+        "the tail policy is guard (skip the overhang), pad (round the loop up; the tensor is padded) or "
+        "shift (move the last piece inwards)");
+  return false;
+}
+
+bool ScheduleContext::at_clause(const StageSchedule& s, const Directive& d, size_t i, const char* usage, std::string* dim) {
+  dim->clear();
+  if (d.args.size() == i) return true;
+  if (d.args.size() != i + 2 || d.args[i].text != "at") {
+    error(d.args[i].loc, fmt::format("unexpected `{}` in `{}`", d.args[i].text, d.name), fmt::format("write `{}`", usage));
+    return false;
+  }
+  if (!dim_exists(s, d.args[i + 1])) return false;
+  *dim = d.args[i + 1].text;
+  return true;
+}
+
+void ScheduleContext::unknown_stage(Loc loc, const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& [n, s] : sched.stages) names.push_back(n);
+  std::string near = closest_match(name, names);
+  int t = program.find_tensor(name);
+  bool is_input = t >= 0 && program.tensors[t].role == TensorRole::input;
+  error(loc,
+        is_input ? fmt::format("`{}` is an input, not a stage; inputs have no loops to schedule", name)
+                 : fmt::format("unknown stage `{}`", name),
+        near.empty() ? "lines start with the name of a stage defined in the kernel, e.g. `Y: parallel i`"
+                     : fmt::format("did you mean `{}`?", near));
+}
+
+lower::LStage& ScheduleContext::lstage(const std::string& name) { return graph.stages[graph.find(name)]; }
+
+void ScheduleContext::create_stage(lower::LStage s, StageSchedule ss, const std::string& before) {
+  std::string name = s.name;
+  int at = graph.find(before);
+  graph.stages.insert(graph.stages.begin() + (at < 0 ? static_cast<long>(graph.stages.size()) : at), std::move(s));
+  sched.stages[name] = std::move(ss);
+  auto it = pending_l1.find(name);
+  if (it == pending_l1.end()) return;
+  auto lines = std::move(it->second);
+  pending_l1.erase(it);
+  for (const auto* line : lines) apply_l1_line(*line);
+}
+
+void ScheduleContext::apply_l1_line(const ScheduleLine& line) {
+  StageSchedule* s = sched.find(line.stage);
+  if (!s) {
+    unknown_stage(line.loc, line.stage);
+    return;
+  }
+  for (const auto& d : line.directives) {
+    const Primitive* p = find_primitive(d.name);
+    if (p && p->layer == Layer::memory) {
+      error(d.loc, fmt::format("`{}` is a memory (L2) directive", d.name), fmt::format("move it under `memory {}`", sched.backend));
+      continue;
+    }
+    if (!p) {
+      auto names = primitive_names(Layer::schedule);
+      std::string near = closest_match(d.name, names);
+      error(d.loc, fmt::format("unknown schedule directive `{}`", d.name),
+            (near.empty() ? std::string() : fmt::format("did you mean `{}`? ", near)) + "directives here: " + quoted_list(names, "or"));
+      continue;
+    }
+    s->has_l1 = true;
+    p->apply(*this, *s, d);
+    s = sched.find(line.stage);  // a directive may have rewritten the map
+    if (!s) return;
+  }
+}
+
+void ScheduleContext::apply_l2(StageSchedule& s, const Directive& d) {
+  const Primitive* p = find_primitive(d.name);
+  if (p && p->layer == Layer::schedule) {
+    error(d.loc, fmt::format("`{}` is a schedule (L1) directive", d.name), fmt::format("move it under `schedule {}`", sched.backend));
+    return;
+  }
+  if (!p) {
+    auto names = primitive_names(Layer::memory);
+    std::string near = closest_match(d.name, names);
+    error(d.loc, fmt::format("unknown memory directive `{}`", d.name),
+          (near.empty() ? std::string() : fmt::format("did you mean `{}`? ", near)) + "directives here: " + quoted_list(names, "or"));
+    return;
+  }
+  p->apply(*this, s, d);
+}
+
+namespace {
+
+// Checks that need the final schedule: where reductions start, where stages are computed.
+void validate(ScheduleContext& ctx, const Section* l2) {
+  auto loc_of = [&](const std::string& stage, const char* directive) {
+    if (l2)
+      for (const auto& line : l2->lines)
+        for (const auto& d : line.directives)
+          if (line.stage == stage && d.name == directive) return d.loc;
+    return Loc{};
+  };
+  for (auto& [name, s] : ctx.sched.stages) {
+    if (!s.init_dim.empty()) {
+      int at = s.find_dim(s.init_dim);
+      for (int i = 0; i <= at && at >= 0; ++i)
+        if (s.dims[i].reduction) {
+          ctx.error(loc_of(name, "decompose_reduction"),
+                    fmt::format("the initial value of `{}` would be set inside its reduction loop `{}`, restarting the "
+                                "reduction at every `{}`", name, s.dims[i].name, s.dims[i].name),
+                    fmt::format("decompose at an axis outside `{}`, or reorder the reduction loops inwards", s.dims[i].name));
+          break;
+        }
+    }
+    if (s.compute == StageSchedule::Compute::at) {
+      // Every consumer must run inside the loop the stage is computed at.
+      for (const auto& c : ctx.graph.consumers(name)) {
+        if (c == s.at_stage) continue;
+        const StageSchedule* cs = ctx.sched.find(c);
+        bool inside = cs && cs->compute == StageSchedule::Compute::at && cs->at_stage == s.at_stage;
+        if (!inside)
+          ctx.error(loc_of(name, "compute_at"),
+                    fmt::format("`{}` is computed inside `{}`'s loop `{}`, but `{}` reads it too", name, s.at_stage, s.at_dim, c),
+                    fmt::format("compute `{}` at the root, or compute `{}` inside `{}` as well", name, c, s.at_stage));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Schedule apply_schedule(const Program& p, lower::Graph& graph, const std::string& backend, const Section* l1,
+                        const Section* l2, DiagnosticList& diags, SourcePtr sections_source) {
+  Schedule sched;
+  sched.backend = backend;
+  for (const auto& s : graph.stages) sched.stages[s.name] = initial_schedule(s);
+  ScheduleContext ctx(p, graph, sched, diags, sections_source ? sections_source : p.source());
+  size_t errors_before = diags.error_count();
+  // Names the memory section will give to stages it makes: their L1 lines wait until they exist.
+  std::set<std::string> will_make;
+  if (l2)
+    for (const auto& line : l2->lines)
+      for (const auto& d : line.directives)
+        if (!d.outs.empty() && (d.name == "cache_read" || d.name == "cache_write" || d.name == "rfactor" || d.name == "pack"))
+          will_make.insert(d.outs[0].text);
+  if (l1)
+    for (const auto& line : l1->lines) {
+      if (!sched.find(line.stage) && will_make.count(line.stage)) ctx.pending_l1[line.stage].push_back(&line);
+      else ctx.apply_l1_line(line);
+    }
+  if (l2)
+    for (const auto& line : l2->lines) {
+      for (const auto& d : line.directives) {
+        StageSchedule* s = sched.find(line.stage);
+        if (!s) {
+          ctx.unknown_stage(line.loc, line.stage);
+          break;
+        }
+        ctx.apply_l2(*s, d);
+      }
+    }
+  for (const auto& [name, lines] : ctx.pending_l1)
+    for (const auto* line : lines) ctx.unknown_stage(line->loc, name);
+  if (diags.error_count() == errors_before) validate(ctx, l2);
+  return sched;
+}
+
+}  // namespace ekb

@@ -1,0 +1,163 @@
+// Default schedule generation (rules in default_schedule.h).
+#include "schedule/default_schedule.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "lower/graph.h"
+
+namespace ekb {
+
+namespace {
+
+using lower::Graph;
+using lower::LStage;
+
+int count_reads(const lir::ExprP& e, const std::string& buffer) {
+  int n = e->kind == lir::EK::load && e->name == buffer ? 1 : 0;
+  for (const auto& a : e->args) n += count_reads(a, buffer);
+  return n;
+}
+
+bool has_reduce(const lir::ExprP& e) {
+  if (e->kind == lir::EK::reduce) return true;
+  for (const auto& a : e->args)
+    if (has_reduce(a)) return true;
+  return false;
+}
+
+// Is `buffer` read inside a reduction's body in `e` (so once per reduction point)?
+bool read_in_reduction(const lir::ExprP& e, const std::string& buffer, bool inside) {
+  if (e->kind == lir::EK::load && e->name == buffer && inside) return true;
+  for (const auto& a : e->args)
+    if (read_in_reduction(a, buffer, inside || e->kind == lir::EK::reduce)) return true;
+  return false;
+}
+
+bool has_select(const lir::ExprP& e) {
+  if (e->kind == lir::EK::select) return true;
+  for (const auto& a : e->args)
+    if (has_select(a)) return true;
+  return false;
+}
+
+bool has_costly_call(const lir::ExprP& e) {
+  if (e->kind == lir::EK::call && e->fn != Fn::min && e->fn != Fn::max && e->fn != Fn::abs && e->fn != Fn::clamp &&
+      e->fn != Fn::sign)
+    return true;
+  if (e->kind == lir::EK::reduce) return true;
+  for (const auto& a : e->args)
+    if (has_costly_call(a)) return true;
+  return false;
+}
+
+// Does `consumer` read `producer` exactly at its own point (producer[v0, v1, ...] with the
+// consumer's pure variables in order)?
+bool reads_pointwise(const lir::ExprP& e, const std::string& producer, const LStage& consumer, bool& all_pointwise) {
+  bool found = false;
+  if (e->kind == lir::EK::load && e->name == producer) {
+    found = true;
+    bool same = e->args.size() == consumer.vars.size();
+    for (size_t i = 0; same && i < e->args.size(); ++i)
+      same = e->args[i]->kind == lir::EK::var && e->args[i]->name == consumer.vars[i];
+    all_pointwise = all_pointwise && same;
+  }
+  for (const auto& a : e->args) found = reads_pointwise(a, producer, consumer, all_pointwise) || found;
+  return found;
+}
+
+int lanes_for(DType t) {
+  int bytes = dtype_bytes(t == DType::f16 || t == DType::bf16 ? DType::f32 : t);
+  return std::min(16, 64 / std::max(1, bytes));
+}
+
+}  // namespace
+
+std::string default_schedule_text(const Program& p, const std::string& backend) {
+  Graph g = lower::build_graph(p);
+  std::vector<std::string> l1, l2;
+  std::set<std::string> inlined;
+  std::map<std::string, std::string> fused_into;  // producer -> consumer it is computed inside
+  // Decide placement, consumers before producers so that inlining does not hide readers.
+  for (const auto& s : g.stages) {
+    if (s.is_output) continue;
+    auto consumers = g.consumers(s.name);
+    int sites = 0;
+    for (const auto& c : consumers) sites += count_reads(g.stages[g.find(c)].value, s.name);
+    // A stage that reduces (at its top or inside its expression) keeps its own loops: inlined, its
+    // reduction would be recomputed at every read.
+    bool reduces = s.has_reduction() || has_reduce(s.value);
+    // Read at every point of a reduction (a padded input of a convolution), a guarded or costly
+    // stage is computed once instead.
+    bool reread = false;
+    for (const auto& c : consumers) {
+      const LStage& cs = g.stages[g.find(c)];
+      reread = reread || (cs.has_reduction() && lower::reads(cs.value, s.name)) || read_in_reduction(cs.value, s.name, false);
+    }
+    bool cheap = !has_costly_call(s.value) && !has_select(s.value);
+    if (!reduces && (reread ? cheap : (sites <= 1 || !has_costly_call(s.value)))) {
+      inlined.insert(s.name);
+      l2.push_back(fmt::format("  {}: inline", s.name));
+      continue;
+    }
+    if (s.has_reduction() && consumers.size() == 1 && sites == 1) {
+      const LStage& c = g.stages[g.find(consumers[0])];
+      bool pointwise = true;
+      reads_pointwise(c.value, s.name, c, pointwise);
+      if (pointwise && !c.vars.empty()) fused_into[s.name] = c.name;
+    }
+  }
+  // Loops of every stage that keeps its own.
+  std::map<std::string, std::string> compute_dim;  // consumer -> the loop its fused producers go in
+  for (const auto& s : g.stages) {
+    if (inlined.count(s.name)) continue;
+    std::vector<std::string> dirs;
+    bool root = !fused_into.count(s.name);
+    size_t pure = s.vars.size();
+    std::string par, vec_dim = pure ? s.vars.back() : "";
+    int64_t vec_extent = pure ? s.extents.back() : 0;
+    int lanes = lanes_for(s.type);
+    std::string outer_of_vec;  // the loop just outside the vector lanes
+    if (pure && vec_extent >= 4) {
+      if (vec_extent > lanes) {
+        dirs.push_back(fmt::format("vectorize {} {}", vec_dim, lanes));
+        outer_of_vec = vec_dim + "_o";
+      } else if ((vec_extent & (vec_extent - 1)) == 0) {
+        dirs.push_back(fmt::format("vectorize {}", vec_dim));
+        outer_of_vec = pure >= 2 ? s.vars[pure - 2] : "";
+      } else {
+        outer_of_vec = vec_dim;  // too short to vectorize: producers go at its level
+      }
+    } else if (pure) {
+      outer_of_vec = vec_dim;
+    }
+    if (root && backend == "cpu" && pure) {
+      // Parallelize the outermost pure loop; fuse the first two when the first is short.
+      std::string first = s.vars[0];
+      if (pure == 1) {
+        par = vec_extent > lanes && vec_extent >= 4 ? vec_dim + "_o" : "";
+      } else if (s.extents[0] < 8 && pure >= 3) {
+        dirs.insert(dirs.begin(), fmt::format("fuse {} {} -> {}_{}", s.vars[0], s.vars[1], s.vars[0], s.vars[1]));
+        par = fmt::format("{}_{}", s.vars[0], s.vars[1]);
+      } else {
+        par = first;
+      }
+      if (!par.empty()) dirs.push_back("parallel " + par);
+    }
+    if (!outer_of_vec.empty()) compute_dim[s.name] = outer_of_vec;
+    if (!dirs.empty()) l1.push_back(fmt::format("  {}: {}", s.name, fmt::join(dirs, "; ")));
+  }
+  for (const auto& [producer, consumer] : fused_into) {
+    auto it = compute_dim.find(consumer);
+    if (it == compute_dim.end()) continue;
+    l2.push_back(fmt::format("  {}: compute_at {} {}", producer, consumer, it->second));
+  }
+  std::string out;
+  if (!l1.empty()) out += fmt::format("schedule {}\n{}\n", backend, fmt::join(l1, "\n"));
+  if (!l2.empty()) out += fmt::format("{}memory {}\n{}\n", out.empty() ? "" : "\n", backend, fmt::join(l2, "\n"));
+  return out;
+}
+
+}  // namespace ekb

@@ -1,0 +1,19 @@
+// The default schedule: the baseline every candidate is measured against, what a reasonable compiler
+// does untuned. Deterministic; written as ordinary L1/L2 text, so it goes through the same primitives
+// (and `ekb compile --schedule default --emit schedule` shows it).
+//  - intermediate stages without a reduction are inlined into their readers (unless they are costly
+//    and read at several places);
+//  - a stage with a reduction read by one consumer at its own point is computed inside that
+//    consumer's loops (fusion), otherwise at the root;
+//  - every stage at the root runs its outermost pure loop in parallel (fusing the two outermost when
+//    the first is short) and vectorizes its innermost pure loop, which is the contiguous one.
+#pragma once
+#include <string>
+
+#include "ir/program.h"
+
+namespace ekb {
+
+std::string default_schedule_text(const Program& p, const std::string& backend);
+
+}  // namespace ekb

@@ -1,0 +1,28 @@
+// double_buffer CACHE: alternate two copies of a cache_read buffer so the next tile loads while the
+// current one is used. A GPU technique (shared memory filled by the threads of a block); on cpu the
+// hardware prefetcher does this job, so the directive is rejected there rather than ignored.
+#include <fmt/format.h>
+
+#include "schedule/primitives/primitives.h"
+
+namespace ekb::prim {
+
+void double_buffer(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
+  if (!ctx.arity(d, 1, 1, 0, 0, "double_buffer CACHE")) return;
+  StageSchedule* c = ctx.sched.find(d.args[0].text);
+  int g = ctx.graph.find(d.args[0].text);
+  if (!c || g < 0 || !ctx.graph.stages[g].created) {
+    ctx.error(d.args[0].loc, fmt::format("`{}` is not a buffer made by cache_read", d.args[0].text),
+              "double-buffer a cache, e.g. `cache_read A shared at ko -> As; double_buffer As`");
+    return;
+  }
+  if (ctx.sched.backend == "cpu") {
+    ctx.error(d.loc, "double_buffer is for GPU shared-memory caches; the cpu backend does not implement it",
+              "remove it from `memory cpu`; keep it for `memory cuda` / `memory opencl`");
+    return;
+  }
+  c->double_buffer = true;
+  (void)s;
+}
+
+}  // namespace ekb::prim

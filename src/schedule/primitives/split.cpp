@@ -1,0 +1,44 @@
+// split AXIS FACTOR [guard|pad|shift] -> OUTER INNER: one loop becomes two, INNER of extent FACTOR.
+// Tail policy when FACTOR does not divide the extent: guard skips the overhang, pad runs it over a
+// padded buffer (checked at lowering), shift moves the last piece inwards (recomputing a few points,
+// so it is illegal on reduction axes, where those points would be added twice).
+#include <fmt/format.h>
+
+#include "schedule/primitives/primitives.h"
+
+namespace ekb::prim {
+
+bool split_dim(ScheduleContext& ctx, StageSchedule& s, const std::string& axis, int64_t factor, Tail tail,
+               const std::string& outer, const std::string& inner, Loc loc) {
+  int i = s.find_dim(axis);
+  LoopDim d = s.dims[i];
+  if (d.kind != lir::LoopKind::serial) {
+    ctx.error(loc, fmt::format("`{}` is already marked `{}`; split it before marking it", axis, lir::loop_kind_name(d.kind)),
+              "put split, fuse, reorder and tile before parallel, vectorize, unroll and bind");
+    return false;
+  }
+  if (tail == Tail::shift && d.reduction) {
+    ctx.error(loc, fmt::format("`shift` would recompute the last piece of reduction axis `{}`, adding some terms twice", axis),
+              "use `guard` (or `pad`) on reduction axes");
+    return false;
+  }
+  LoopDim o = d, in = d;
+  o.name = outer;
+  in.name = inner;
+  s.dims[i] = in;
+  s.dims.insert(s.dims.begin() + i, o);
+  s.rels.push_back(SplitRel{axis, outer, inner, factor, tail});
+  return true;
+}
+
+void split(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
+  const char* usage = "split AXIS FACTOR [guard|pad|shift] -> OUTER INNER";
+  if (!ctx.arity(d, 2, 3, 2, 2, usage) || !ctx.dim_exists(s, d.args[0]) || !ctx.positive_int(d.args[1], "the split factor"))
+    return;
+  Tail tail = Tail::guard;
+  if (d.args.size() == 3 && !ctx.tail_ok(d.args[2], &tail)) return;
+  if (!ctx.fresh_dims(s, d.outs)) return;
+  split_dim(ctx, s, d.args[0].text, d.args[1].value, tail, d.outs[0].text, d.outs[1].text, d.loc);
+}
+
+}  // namespace ekb::prim

@@ -1,0 +1,39 @@
+// vectorize AXIS [WIDTH]: the loop's iterations become SIMD lanes. With WIDTH below the axis's
+// extent the axis is split first into AXIS_o and AXIS_v (tail `guard`) and AXIS_v is vectorized. Only
+// pure axes: vectorizing a reduction axis would reassociate its sum (rfactor it first).
+#include <fmt/format.h>
+
+#include "schedule/primitives/primitives.h"
+
+namespace ekb::prim {
+
+void vectorize(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
+  if (!ctx.arity(d, 1, 2, 0, 0, "vectorize AXIS [WIDTH]") || !ctx.dim_exists(s, d.args[0])) return;
+  if (d.args.size() == 2 && !ctx.positive_int(d.args[1], "the vector width")) return;
+  std::string axis = d.args[0].text;
+  if (s.dims[s.find_dim(axis)].reduction) {
+    ctx.error(d.args[0].loc,
+              fmt::format("`{}` is a reduction axis: vectorizing it would carry the accumulation across lanes", axis),
+              fmt::format("vectorize a pure axis, or rfactor `{}` into its own stage first", axis));
+    return;
+  }
+  if (d.args.size() == 2) {
+    std::string outer = axis + "_o", inner = axis + "_v";
+    if (s.find_dim(outer) >= 0 || s.find_dim(inner) >= 0) {
+      ctx.error(d.loc, fmt::format("`vectorize {} {}` would name its pieces `{}` and `{}`, which exist already", axis,
+                                   d.args[1].value, outer, inner),
+                fmt::format("split `{}` yourself and vectorize the inner piece", axis));
+      return;
+    }
+    if (!split_dim(ctx, s, axis, d.args[1].value, Tail::guard, outer, inner, d.loc)) return;
+    axis = inner;
+  }
+  LoopDim& dim = s.dims[s.find_dim(axis)];
+  if (dim.kind != lir::LoopKind::serial) {
+    ctx.error(d.loc, fmt::format("`{}` is already marked `{}`", axis, lir::loop_kind_name(dim.kind)), "mark each loop once");
+    return;
+  }
+  dim.kind = lir::LoopKind::vectorized;
+}
+
+}  // namespace ekb::prim

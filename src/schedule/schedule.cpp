@@ -1,0 +1,38 @@
+// Schedule model helpers.
+#include "schedule/schedule.h"
+
+namespace ekb {
+
+const char* tail_name(Tail t) {
+  switch (t) {
+    case Tail::guard: return "guard";
+    case Tail::pad: return "pad";
+    case Tail::shift: return "shift";
+  }
+  return "guard";
+}
+
+int StageSchedule::find_dim(const std::string& n) const {
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i].name == n) return static_cast<int>(i);
+  return -1;
+}
+
+StageSchedule* Schedule::find(const std::string& n) {
+  auto it = stages.find(n);
+  return it == stages.end() ? nullptr : &it->second;
+}
+const StageSchedule* Schedule::find(const std::string& n) const {
+  auto it = stages.find(n);
+  return it == stages.end() ? nullptr : &it->second;
+}
+
+StageSchedule initial_schedule(const lower::LStage& s) {
+  StageSchedule ss;
+  ss.name = s.name;
+  for (const auto& v : s.vars) ss.dims.push_back({v, false});
+  for (const auto& v : s.rvars) ss.dims.push_back({v, true});
+  return ss;
+}
+
+}  // namespace ekb
