@@ -1,26 +1,27 @@
-// `ekb compile FILE|TASK --backend cpu [--emit loops|c|ll|asm|obj] [-o OUT] [--schedule default|FILE]`:
-// lower a kernel with a schedule and print (or write) what a stage of the compiler produces.
+// `ekb compile FILE|TASK --backend cpu [--emit schedule|loops|c|ll|asm|obj] [-o OUT] [--schedule S]`:
+// lower a kernel with a schedule (or take a raw .c / .cpp submission) and print or write what one stage
+// of the compiler produces.
 #include <fmt/format.h>
 
 #include <fstream>
 #include <iostream>
 
+#include "cli/candidate_source.h"
 #include "cli/commands.h"
-#include "schedule/choice.h"
-#include "codegen/c_printer.h"
 #include "runtime/cpu/c_compiler.h"
-#include "schedule/default_schedule.h"
-#include "lower/lower.h"
+#include "schedule/choice.h"
 
 namespace ekb::cli {
 
 void register_compile(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("compile", "Lower a kernel with its schedule and print the loop IR or the generated code.");
   struct Opts {
-    std::string target, backend = "cpu", emit = "loops", out, schedule;
+    std::string target, backend = "cpu", emit = "loops", out, schedule, task;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("FILE|TASK", o->target, "an .ekb file, or the name of a suite task")->required();
+  cmd->add_option("FILE|TASK", o->target, "an .ekb file, a suite task, or a raw .c / .cpp submission")->required();
+  cmd->add_option("--task", o->task, "the task a raw source implements (default: its file name up to the first dot)")
+      ->option_text("TASK");
   cmd->add_option("--backend", o->backend, "cpu (default)")->option_text("B");
   cmd->add_option("--emit", o->emit,
                   "what to print: schedule (the L1/L2 text used), loops (the loop IR), c (the C source), ll (LLVM IR), "
@@ -33,31 +34,35 @@ void register_compile(CLI::App& app, Globals& g) {
   cmd->add_option("-o,--output", o->out, "write to this file instead of standard output")->option_text("OUT");
   cmd->callback([o, &g] {
     std::unique_ptr<Suite> suite;
-    LoadedProgram lp = load_file_or_task(o->target, g, suite);
-    if (o->backend != "cpu") throw std::runtime_error(fmt::format("backend `{}` is not available yet; use cpu", o->backend));
-    const Program& p = *lp.program;
-    ScheduleChoice sc = choose_schedule(p, o->backend, o->schedule);
     std::string text;
     if (o->emit == "schedule") {
-      text = sc.source && sc.description != "own" ? sc.source->text : "";
-      if (sc.description == "own")
-        for (const auto& s : p.module->sections)
+      if (is_raw_source(o->target)) throw std::runtime_error("a raw source has no schedule sections");
+      LoadedProgram lp = load_file_or_task(o->target, g, suite);
+      ScheduleChoice sc = choose_schedule(*lp.program, o->backend, o->schedule);
+      if (sc.description == "own") {
+        for (const auto& s : lp.program->module->sections)
           if (s.backend == o->backend) text += std::string(s.layer == Layer::schedule ? "schedule " : "memory ") + s.backend + " (in the file)\n";
+      } else if (sc.source) {
+        text = sc.source->text;
+      }
     } else {
-      lower::LoweredKernel k = lower_with(p, o->backend, sc);
+      CandidateSource cand = build_candidate(o->target, o->task, o->backend, o->schedule, g, suite);
+      CompileOptions copts;
+      copts.cplusplus = cand.cplusplus;
       if (o->emit == "loops") {
-        text = lir::to_string(k.body);
+        if (!cand.lowered) throw std::runtime_error("a raw source has no loop IR; use --emit c, ll, asm or obj");
+        text = lir::to_string(cand.lowered->body);
+      } else if (o->emit == "c") {
+        text = cand.c_source;
+      } else if (o->emit == "ll") {
+        text = make_default_c_compiler()->emit(cand.c_source, EmitKind::ll, copts);
+      } else if (o->emit == "asm") {
+        text = make_default_c_compiler()->emit(cand.c_source, EmitKind::asm_text, copts);
+      } else if (o->emit == "obj") {
+        if (o->out.empty()) throw std::runtime_error("--emit obj writes binary: give -o FILE");
+        text = make_default_c_compiler()->emit(cand.c_source, EmitKind::obj, copts);
       } else {
-        std::string c = codegen::print_c(k, codegen::c_dialect());
-        if (o->emit == "c") text = c;
-        else if (o->emit == "ll") text = make_default_c_compiler()->emit(c, EmitKind::ll, {});
-        else if (o->emit == "asm") text = make_default_c_compiler()->emit(c, EmitKind::asm_text, {});
-        else if (o->emit == "obj") {
-          if (o->out.empty()) throw std::runtime_error("--emit obj writes binary: give -o FILE");
-          text = make_default_c_compiler()->emit(c, EmitKind::obj, {});
-        } else {
-          throw std::runtime_error("unknown --emit `" + o->emit + "`; choose schedule, loops, c, ll, asm or obj");
-        }
+        throw std::runtime_error("unknown --emit `" + o->emit + "`; choose schedule, loops, c, ll, asm or obj");
       }
     }
     if (o->out.empty()) std::cout << text;

@@ -6,8 +6,8 @@
 #include <iostream>
 #include <thread>
 
+#include "cli/candidate_source.h"
 #include "cli/commands.h"
-#include "schedule/choice.h"
 #include "codegen/c_printer.h"
 #include "harness/compare.h"
 #include "interp/reference.h"
@@ -20,12 +20,14 @@ void register_run(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("run", "Compile a kernel with a schedule, run it on generated inputs, compare every output "
                                         "with the float64 reference and time it. Exit 0 when all outputs pass.");
   struct Opts {
-    std::string target, backend = "cpu", schedule;
+    std::string target, backend = "cpu", schedule, task;
     uint64_t seed = 1;
     int threads = 0;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("FILE|TASK", o->target, "an .ekb file, or the name of a suite task")->required();
+  cmd->add_option("FILE|TASK", o->target, "an .ekb file, a suite task, or a raw .c / .cpp submission")->required();
+  cmd->add_option("--task", o->task, "the task a raw source implements (default: its file name up to the first dot)")
+      ->option_text("TASK");
   cmd->add_option("--backend", o->backend, "cpu (default)")->option_text("B");
   cmd->add_option("--schedule", o->schedule,
                   "default (the baseline), none (plain loops), or a file with schedule/memory sections; when not given, "
@@ -34,19 +36,17 @@ void register_run(CLI::App& app, Globals& g) {
   cmd->add_option("--seed", o->seed, "input seed (default 1)")->option_text("N");
   cmd->add_option("--threads", o->threads, "threads the kernel may use (default: all cores)")->option_text("N");
   cmd->callback([o, &g] {
-    if (o->backend != "cpu") throw std::runtime_error(fmt::format("backend `{}` is not available yet; use cpu", o->backend));
     std::unique_ptr<Suite> suite;
-    LoadedProgram lp = load_file_or_task(o->target, g, suite);
-    const Program& p = *lp.program;
+    CandidateSource cand = build_candidate(o->target, o->task, o->backend, o->schedule, g, suite);
+    const Program& p = *cand.program;
     int threads = o->threads > 0 ? o->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    ScheduleChoice sc = choose_schedule(p, o->backend, o->schedule);
-    lower::LoweredKernel k = lower_with(p, o->backend, sc);
-    std::string c = codegen::print_c(k, codegen::c_dialect());
     auto cc = make_default_c_compiler();
     auto t0 = std::chrono::steady_clock::now();
-    CpuKernel kernel = compile_cpu_kernel(*cc, c);
+    CompileOptions copts;
+    copts.cplusplus = cand.cplusplus;
+    CpuKernel kernel = compile_cpu_kernel(*cc, cand.c_source, copts);
     double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << fmt::format("kernel {}  backend {}  schedule {}  threads {}\n", p.name, o->backend, sc.description, threads);
+    std::cout << fmt::format("kernel {}  backend {}  {}  threads {}\n", p.name, o->backend, cand.description, threads);
     std::cout << fmt::format("compiled in {:.1f} ms ({})\n", compile_ms, cc->name());
     ReferenceResult ref = reference_outputs(p, o->seed);
     std::vector<TensorData> got = run_cpu_kernel(kernel, p, ref.inputs, threads);

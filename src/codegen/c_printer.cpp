@@ -775,6 +775,20 @@ std::string c_entry_wrapper(const std::vector<lower::TensorArg>& inputs, const s
                      fmt::join(args, ", "));
 }
 
+std::string raw_submission_source(const std::string& source, bool cplusplus, const std::vector<lower::TensorArg>& inputs,
+                                  const std::vector<lower::TensorArg>& outputs, const Dialect& d) {
+  std::string out = source;
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  out += "\n/* --- appended by ekb: the entry the runtime calls --- */\n#include <stdint.h>\n";
+  if (!cplusplus) return out + c_entry_wrapper(inputs, outputs, d);
+  std::vector<std::string> params;
+  for (const auto& t : inputs) params.push_back(fmt::format("const {}*", d.storage_type(t.type)));
+  for (const auto& t : outputs) params.push_back(fmt::format("{}*", d.storage_type(t.type)));
+  params.push_back("int32_t");
+  out += fmt::format("extern \"C\" void {}({});\nextern \"C\" ", kEntryPoint, fmt::join(params, ", "));
+  return out + c_entry_wrapper(inputs, outputs, d);
+}
+
 std::string c_abi_text(const std::string& task, const std::vector<lower::TensorArg>& inputs,
                        const std::vector<lower::TensorArg>& outputs, const Dialect& d) {
   std::string out = fmt::format(

@@ -27,4 +27,10 @@ std::string c_abi_text(const std::string& task, const std::vector<lower::TensorA
 std::string c_entry_wrapper(const std::vector<lower::TensorArg>& inputs, const std::vector<lower::TensorArg>& outputs,
                             const Dialect& d);
 
+// A raw C or C++ submission made into a translation unit the runtime can call: the source followed by
+// the entry wrapper (for C++, with extern "C" declarations; the submission must define
+// `extern "C" void ekb_kernel(...)` with the ABI's signature).
+std::string raw_submission_source(const std::string& source, bool cplusplus, const std::vector<lower::TensorArg>& inputs,
+                                  const std::vector<lower::TensorArg>& outputs, const Dialect& d);
+
 }  // namespace ekb::codegen

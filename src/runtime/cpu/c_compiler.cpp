@@ -7,7 +7,9 @@ CompileError::CompileError(const std::string& what, std::string log)
     : std::runtime_error(what), log(std::move(log)) {}
 
 std::vector<std::string> common_c_flags(const CompileOptions& o) {
-  std::vector<std::string> f = {"-std=gnu11", "-ffp-contract=fast", "-fno-math-errno"};
+  std::vector<std::string> f = o.cplusplus ? std::vector<std::string>{"-x", "c++", "-std=gnu++17"}
+                                           : std::vector<std::string>{"-std=gnu11"};
+  f.insert(f.end(), {"-ffp-contract=fast", "-fno-math-errno"});
   if (o.openmp) f.push_back("-fopenmp");
   f.insert(f.end(), o.extra_flags.begin(), o.extra_flags.end());
   return f;

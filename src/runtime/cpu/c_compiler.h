@@ -16,6 +16,7 @@ struct CompileOptions {
   bool openmp = true;                  // #pragma omp parallel for ... num_threads(n) must work
   std::string cpu = "native";          // target CPU: "native" means the host (getHostCPUName + features)
   std::vector<std::string> extra_flags;  // more compiler flags (e.g. "-DFOO=1")
+  bool cplusplus = false;                // the source is C++ (gnu++17) instead of C (gnu11)
 };
 struct CompileError : std::runtime_error {  // what() is a one-line summary; log holds the compiler's diagnostics
   std::string log;
@@ -42,7 +43,8 @@ std::unique_ptr<CCompiler> make_inprocess_c_compiler();
 #endif
 
 // The flags both paths share, in the order a compiler driver takes them (without -O, -march, input
-// and output): -std=gnu11 -ffp-contract=fast -fno-math-errno [-fopenmp] and the extra flags.
+// and output): -std=gnu11 (or -x c++ -std=gnu++17) -ffp-contract=fast -fno-math-errno [-fopenmp] and
+// the extra flags.
 std::vector<std::string> common_c_flags(const CompileOptions& o);
 // The first line of a compiler log that says "error" (for CompileError::what()), or `fallback`.
 std::string first_error_line(const std::string& log, const std::string& fallback);

@@ -32,7 +32,7 @@ std::string resource_dir() {
 }
 
 std::string options_key(const CompileOptions& o) {
-  std::string key = std::to_string(o.opt_level) + (o.openmp ? "|omp" : "|noomp");
+  std::string key = std::to_string(o.opt_level) + (o.openmp ? "|omp" : "|noomp") + (o.cplusplus ? "|c++" : "|c") + "|" + o.cpu;
   for (const std::string& f : o.extra_flags) key += "|" + f;
   return key;
 }
