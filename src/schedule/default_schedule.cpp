@@ -78,7 +78,7 @@ int lanes_for(DType t) {
 std::string default_schedule_text(const Program& p, const std::string& backend) {
   Graph g = lower::build_graph(p);
   std::vector<std::string> l1, l2;
-  std::set<std::string> inlined;
+  std::set<std::string> inlined, costly_inlined;
   std::map<std::string, std::string> fused_into;  // producer -> consumer it is computed inside
   // Decide placement, consumers before producers so that inlining does not hide readers.
   for (const auto& s : g.stages) {
@@ -96,9 +96,13 @@ std::string default_schedule_text(const Program& p, const std::string& backend) 
       const LStage& cs = g.stages[g.find(c)];
       reread = reread || (cs.has_reduction() && lower::reads(cs.value, s.name)) || read_in_reduction(cs.value, s.name, false);
     }
-    bool cheap = !has_costly_call(s.value) && !has_select(s.value);
-    if (!reduces && (reread ? cheap : (sites <= 1 || !has_costly_call(s.value)))) {
+    // A stage is as costly as what is inlined into it.
+    bool costly = has_costly_call(s.value);
+    for (const auto& c : costly_inlined) costly = costly || lower::reads(s.value, c);
+    bool cheap = !costly && !has_select(s.value);
+    if (!reduces && (reread ? cheap : (sites <= 1 || !costly))) {
       inlined.insert(s.name);
+      if (costly) costly_inlined.insert(s.name);
       l2.push_back(fmt::format("  {}: inline", s.name));
       continue;
     }
