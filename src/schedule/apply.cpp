@@ -157,6 +157,27 @@ void ScheduleContext::unknown_stage(Loc loc, const std::string& name) {
 
 lower::LStage& ScheduleContext::lstage(const std::string& name) { return graph.stages[graph.find(name)]; }
 
+int64_t ScheduleContext::nominal_extent(const StageSchedule& s, const std::string& dim) {
+  int g = graph.find(s.name);
+  if (g < 0) return 0;
+  const lower::LStage& st = graph.stages[g];
+  std::map<std::string, int64_t> ext;
+  for (size_t i = 0; i < st.vars.size(); ++i) ext[st.vars[i]] = st.extents[i];
+  for (size_t i = 0; i < st.rvars.size(); ++i) ext[st.rvars[i]] = st.rextents[i];
+  for (const auto& r : s.rels) {
+    if (auto* sp = std::get_if<SplitRel>(&r)) {
+      int64_t e = ext.count(sp->old_var) ? ext[sp->old_var] : 0;
+      ext[sp->inner] = sp->factor;
+      ext[sp->outer] = e ? (e + sp->factor - 1) / sp->factor : 0;
+    } else {
+      const auto& f = std::get<FuseRel>(r);
+      ext[f.fused] = ext[f.outer] * ext[f.inner];
+    }
+  }
+  auto it = ext.find(dim);
+  return it == ext.end() ? 0 : it->second;
+}
+
 void ScheduleContext::create_stage(lower::LStage s, StageSchedule ss, const std::string& before) {
   std::string name = s.name;
   int at = graph.find(before);

@@ -38,6 +38,9 @@ class ScheduleContext {
   // Parses an optional `at AXIS` at args[i..]; `dim` receives AXIS ("" when absent).
   bool at_clause(const StageSchedule& s, const Directive& d, size_t i, const char* usage, std::string* dim);
   void unknown_stage(Loc loc, const std::string& name);
+  // A loop's extent over the stage's whole domain (a stage computed inside another's loop may run a
+  // smaller region); 0 when unknown.
+  int64_t nominal_extent(const StageSchedule& s, const std::string& dim);
   lower::LStage& lstage(const std::string& name);
   // Adds a stage made by a memory directive just before `before`, and replays its waiting L1 lines.
   void create_stage(lower::LStage s, StageSchedule ss, const std::string& before);
