@@ -93,6 +93,7 @@ class CPrinter {
   const VecCtx* vec_ = nullptr;
   std::string mask_;  // the active lane mask expression in vector mode ("" = all lanes)
   lower::RangeScope ranges_;  // numeric ranges of enclosing loop variables and lets (for offsets)
+  bool in_parallel_ = false;  // inside a loop that forked threads
   int tmp_ = 0;
 
   // ---- names ----
@@ -410,21 +411,24 @@ class CPrinter {
   void for_stmt(const StmtP& s, int ind, std::string& out) {
     int64_t w;
     if (s->loop == LoopKind::vectorized && d_.vector_extensions && !vec_ && is_const(s->extent, &w) && w > 1 && w <= 64 &&
-        vectorizable(s)) {
+        (w & (w - 1)) == 0 && vectorizable(s)) {
       vector_loop(s, w, ind, out);
       return;
     }
     std::string v = var_name(s->var);
     std::string min = scalar(s->min), ext = scalar(s->extent);
-    if (s->loop == LoopKind::parallel && d_.openmp_parallel_for && !vec_)
-      out += fmt::format("{}#pragma omp parallel for num_threads({}) schedule(static)\n", pad(ind), threads_);
+    // Only the outermost parallel loop forks threads; one inside it runs serially in its thread.
+    bool fork = s->loop == LoopKind::parallel && d_.openmp_parallel_for && !vec_ && !in_parallel_;
+    if (fork) out += fmt::format("{}#pragma omp parallel for num_threads({}) schedule(static)\n", pad(ind), threads_);
     if (min == "0") out += fmt::format("{}for (int64_t {} = 0; {} < {}; ++{}) {{\n", pad(ind), v, v, ext, v);
     else
       out += fmt::format("{}for (int64_t {v} = {m}, {v}_end = {m} + {e}; {v} < {v}_end; ++{v}) {{\n", pad(ind),
                          fmt::arg("v", v), fmt::arg("m", min), fmt::arg("e", ext));
     auto lo = lower::numeric_range(s->min, ranges_), ex = lower::numeric_range(s->extent, ranges_);
     if (lo && ex) ranges_.set(s->var, lower::Range{lo->lo, lo->hi + std::max<int64_t>(ex->hi - 1, 0)});
+    if (fork) in_parallel_ = true;
     stmt(s->body[0], ind + 1, out);
+    if (fork) in_parallel_ = false;
     ranges_.erase(s->var);
     out += pad(ind) + "}\n";
   }

@@ -557,6 +557,15 @@ class Parser {
   DirectiveArg parse_directive_arg() {
     DirectiveArg a;
     a.loc = peek().loc;
+    if (at(Tok::minus) && peek(1).kind == Tok::int_lit) {  // a negative number: kept, and rejected by the directive
+      advance();
+      DirectiveArg n = parse_directive_arg();
+      n.text = "-" + n.text;
+      n.value = -n.value;
+      n.loc = a.loc;
+      n.loc.len = static_cast<int>(n.text.size());
+      return n;
+    }
     if (at(Tok::int_lit)) {
       a.text = advance().text;
       a.is_int = true;
@@ -582,7 +591,8 @@ class Parser {
     d.loc = peek().loc;
     d.name = expect_name("a directive", "directives include split, fuse, reorder, tile, parallel, vectorize, unroll, "
                                         "bind, inline, compute_at, store_at, cache_read, cache_write, rfactor");
-    while (at(Tok::ident) || at(Tok::int_lit)) d.args.push_back(parse_directive_arg());
+    while (at(Tok::ident) || at(Tok::int_lit) || (at(Tok::minus) && peek(1).kind == Tok::int_lit))
+      d.args.push_back(parse_directive_arg());
     if (accept(Tok::arrow)) {
       d.has_arrow = true;
       while (at(Tok::ident)) d.outs.push_back(parse_directive_arg());

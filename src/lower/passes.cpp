@@ -91,7 +91,7 @@ StmtP simplify_stmt(const StmtP& s) {
 
 StmtP partition_vector_loops(const StmtP& s) {
   if (!s) return s;
-  if (s->kind == SK::for_ && s->loop == LoopKind::vectorized && !is_const(s->extent)) {
+  if (s->kind == SK::for_ && (s->loop == LoopKind::vectorized || s->loop == LoopKind::unrolled) && !is_const(s->extent)) {
     // The extent is min(W, rest) from a guarded tail: full vectors when it equals W.
     int64_t w = 0;
     if (s->extent->kind == EK::call && s->extent->fn == Fn::min) {
@@ -100,7 +100,7 @@ StmtP partition_vector_loops(const StmtP& s) {
     StmtP body = partition_vector_loops(s->body[0]);
     StmtP serial = for_loop(s->var, s->min, s->extent, LoopKind::serial, body);
     if (w <= 0) return serial;
-    StmtP vec = for_loop(s->var, s->min, int_imm(w), LoopKind::vectorized, body);
+    StmtP vec = for_loop(s->var, s->min, int_imm(w), s->loop, body);
     return if_then(binary(BinOp::eq, s->extent, int_imm(w), DType::boolean), vec, serial);
   }
   return map_stmt(s, partition_vector_loops);

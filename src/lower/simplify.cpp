@@ -198,6 +198,31 @@ bool split_by(const Linear& l, int64_t k, const RangeScope& scope, Linear& q, Li
 
 bool is_minmax(const ExprP& e) { return e->kind == EK::call && (e->fn == Fn::min || e->fn == Fn::max) && is_index_int(e); }
 
+// Is x >= y for every value of the variables? Linear forms with the same terms compare by their
+// constants; min/max decompose; otherwise numeric ranges decide. False means "not proved".
+bool provably_ge(const ExprP& x, const ExprP& y, const RangeScope& scope, int depth = 0) {
+  if (depth > 6) return false;
+  Linear lx = linear(x), ly = linear(y);
+  if (lx.ok && ly.ok) {
+    Linear d = scaled(ly, -1);
+    for (const auto& [t, c] : lx.terms) add_term(d, t, c);
+    bool constant = d.ok && !ovf_add(d.c, lx.c, d.c);
+    for (const auto& [t, c] : d.terms) constant = constant && c == 0;
+    if (constant) return d.c >= 0;
+  }
+  auto rx = numeric_range(x, scope), ry = numeric_range(y, scope);
+  if (rx && ry && rx->lo >= ry->hi) return true;
+  if (is_minmax(y) && y->fn == Fn::min)
+    return provably_ge(x, y->args[0], scope, depth + 1) || provably_ge(x, y->args[1], scope, depth + 1);
+  if (is_minmax(y) && y->fn == Fn::max)
+    return provably_ge(x, y->args[0], scope, depth + 1) && provably_ge(x, y->args[1], scope, depth + 1);
+  if (is_minmax(x) && x->fn == Fn::min)
+    return provably_ge(x->args[0], y, scope, depth + 1) && provably_ge(x->args[1], y, scope, depth + 1);
+  if (is_minmax(x) && x->fn == Fn::max)
+    return provably_ge(x->args[0], y, scope, depth + 1) || provably_ge(x->args[1], y, scope, depth + 1);
+  return false;
+}
+
 // min/max over a list: nested ones of the same kind flattened, constants folded, duplicates and
 // operands another one provably beats removed.
 ExprP minmax_list(Fn fn, std::vector<ExprP> ops, const RangeScope& scope) {
@@ -218,20 +243,7 @@ ExprP minmax_list(Fn fn, std::vector<ExprP> ops, const RangeScope& scope) {
     for (size_t j = 0; j < flat.size(); ++j) {
       if (i == j || dead[j]) continue;
       // Does flat[i] beat flat[j] for sure (i.e. j can be dropped)?
-      Linear li = linear(flat[i]), lj = linear(flat[j]);
-      bool same_terms = li.ok && lj.ok && li.terms.size() == lj.terms.size();
-      for (size_t k = 0; same_terms && k < li.terms.size(); ++k) {
-        bool found = false;
-        for (const auto& [t, c] : lj.terms) found = found || (key(t) == key(li.terms[k].first) && c == li.terms[k].second);
-        same_terms = found;
-      }
-      bool beats;
-      if (same_terms) {
-        beats = is_min ? li.c <= lj.c : li.c >= lj.c;
-      } else {
-        auto ri = numeric_range(flat[i], scope), rj = numeric_range(flat[j], scope);
-        beats = ri && rj && (is_min ? ri->hi <= rj->lo : ri->lo >= rj->hi);
-      }
+      bool beats = is_min ? provably_ge(flat[j], flat[i], scope) : provably_ge(flat[i], flat[j], scope);
       if (beats) dead[j] = true;
     }
   }
@@ -277,7 +289,11 @@ ExprP simplify(const ExprP& e, const RangeScope& scope) {
         Linear q, r;
         if (split_by(linear(a[0]), y, scope, q, r)) return s->binop == BinOp::div ? build(q) : build(r);
         auto ra = numeric_range(a[0], scope);
-        if (ra && ra->lo >= 0 && ra->hi < y) return s->binop == BinOp::div ? int_imm(0) : a[0];
+        if (ra) {
+          int64_t q = sem::floor_div(ra->lo, y);
+          if (q == sem::floor_div(ra->hi, y))  // one quotient over the whole range
+            return s->binop == BinOp::div ? int_imm(q) : simplify(sub(a[0], int_imm(q * y)), scope);
+        }
         return s;
       }
       if (s->type == DType::boolean && is_int(a[0]->type) && is_const(a[0], &x) && is_const(a[1], &y)) {

@@ -36,6 +36,16 @@ const std::vector<Primitive>& primitives() {
   return v;
 }
 
+const char* prim::mark_name(lir::LoopKind k) {
+  switch (k) {
+    case lir::LoopKind::parallel: return "parallel";
+    case lir::LoopKind::vectorized: return "vectorized";
+    case lir::LoopKind::unrolled: return "unrolled";
+    case lir::LoopKind::gpu_block: case lir::LoopKind::gpu_thread: return "bound to a GPU axis";
+    default: return "serial";
+  }
+}
+
 namespace {
 
 const Primitive* find_primitive(const std::string& name) {
@@ -256,16 +266,39 @@ void validate(ScheduleContext& ctx, const Section* l2) {
         }
     }
     if (s.compute == StageSchedule::Compute::at) {
-      // Every consumer must run inside the loop the stage is computed at.
+      const StageSchedule* target = ctx.sched.find(s.at_stage);
+      if (!target || target->find_dim(s.at_dim) < 0) {
+        ctx.error(loc_of(name, "compute_at"),
+                  fmt::format("`{}` is computed at `{}`'s loop `{}`, which no longer exists", name, s.at_stage, s.at_dim),
+                  "compute it at a stage and loop that remain (an inlined stage has no loops)");
+        continue;
+      }
+      int at = target->find_dim(s.at_dim);
+      // Every reader must run inside the loop the stage is computed at: the target itself, or a
+      // stage computed inside the target at this loop or deeper.
       for (const auto& c : ctx.graph.consumers(name)) {
         if (c == s.at_stage) continue;
         const StageSchedule* cs = ctx.sched.find(c);
-        bool inside = cs && cs->compute == StageSchedule::Compute::at && cs->at_stage == s.at_stage;
+        bool inside = cs && cs->compute == StageSchedule::Compute::at && cs->at_stage == s.at_stage &&
+                      target->find_dim(cs->at_dim) >= at;
         if (!inside)
           ctx.error(loc_of(name, "compute_at"),
-                    fmt::format("`{}` is computed inside `{}`'s loop `{}`, but `{}` reads it too", name, s.at_stage, s.at_dim, c),
-                    fmt::format("compute `{}` at the root, or compute `{}` inside `{}` as well", name, c, s.at_stage));
+                    fmt::format("`{}` is computed inside `{}`'s loop `{}`, but `{}` reads it {}", name, s.at_stage, s.at_dim, c,
+                                cs && cs->compute == StageSchedule::Compute::at && cs->at_stage == s.at_stage
+                                    ? fmt::format("from the outer loop `{}`", cs->at_dim) : std::string("outside that loop")),
+                    fmt::format("compute `{}` at a loop enclosing every reader, or compute `{}` inside `{}` at `{}` or deeper",
+                                name, c, s.at_stage, s.at_dim));
       }
+    }
+    if (!s.store_stage.empty()) {
+      const StageSchedule* target = ctx.sched.find(s.store_stage);
+      bool ok = s.compute == StageSchedule::Compute::at && s.at_stage == s.store_stage && target &&
+                target->find_dim(s.store_dim) >= 0 && target->find_dim(s.at_dim) >= target->find_dim(s.store_dim);
+      if (!ok)
+        ctx.error(loc_of(name, "store_at"),
+                  fmt::format("`{}` is stored at `{}`'s loop `{}`, but it is not computed at that loop or inside it", name,
+                              s.store_stage, s.store_dim),
+                  fmt::format("add `compute_at {} AXIS` with AXIS at `{}` or deeper, or remove store_at", s.store_stage, s.store_dim));
     }
   }
 }
@@ -283,9 +316,13 @@ Schedule apply_schedule(const Program& p, lower::Graph& graph, const std::string
   std::set<std::string> will_make;
   if (l2)
     for (const auto& line : l2->lines)
-      for (const auto& d : line.directives)
+      for (const auto& d : line.directives) {
         if (!d.outs.empty() && (d.name == "cache_read" || d.name == "cache_write" || d.name == "rfactor" || d.name == "pack"))
           will_make.insert(d.outs[0].text);
+        else if (d.name == "cache_read" && d.args.size() >= 2) will_make.insert(d.args[0].text + "_" + d.args[1].text);
+        else if (d.name == "cache_write" && !d.args.empty()) will_make.insert(line.stage + "_" + d.args[0].text);
+        else if (d.name == "pack" && !d.args.empty()) will_make.insert(d.args[0].text + "_packed");
+      }
   if (l1)
     for (const auto& line : l1->lines) {
       if (!sched.find(line.stage) && will_make.count(line.stage)) ctx.pending_l1[line.stage].push_back(&line);

@@ -29,6 +29,10 @@ void bind(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
               "rfactor it into its own stage first");
     return;
   }
+  if (dim.kind != lir::LoopKind::serial) {
+    ctx.error(d.loc, fmt::format("`{}` is already marked {}", dim.name, mark_name(dim.kind)), "mark each loop once");
+    return;
+  }
   int index = static_cast<int>(it - targets.begin());
   dim.kind = index < 3 ? lir::LoopKind::gpu_block : lir::LoopKind::gpu_thread;
   dim.gpu_axis = index % 3;

@@ -51,6 +51,9 @@ void cache_write(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
   cs.store_stage.clear();
   cs.store_dim.clear();
   cs.scope = scope;
+  if (!at.empty())
+    for (auto& dim : cs.dims)  // it runs inside one iteration of this stage's loops: no nested parallel loops
+      if (dim.kind == lir::LoopKind::parallel) dim.kind = lir::LoopKind::serial;
   // This stage keeps its pure loops and the relations between them (those not touching a reduction
   // variable or a piece of one).
   std::set<std::string> reduction_names(c.rvars.begin(), c.rvars.end());

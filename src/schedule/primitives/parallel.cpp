@@ -22,6 +22,10 @@ void parallel(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
               "use `bind AXIS block.x` or `bind AXIS thread.x`");
     return;
   }
+  if (dim.kind != lir::LoopKind::serial) {
+    ctx.error(d.loc, fmt::format("`{}` is already marked {}", dim.name, mark_name(dim.kind)), "mark each loop once");
+    return;
+  }
   dim.kind = lir::LoopKind::parallel;
 }
 

@@ -23,6 +23,9 @@ void rfactor(ScheduleContext&, StageSchedule&, const Directive&);
 void pack(ScheduleContext&, StageSchedule&, const Directive&);
 void double_buffer(ScheduleContext&, StageSchedule&, const Directive&);
 
+// How a loop kind is named in messages: "parallel", "vectorized", "unrolled", "bound to a GPU axis".
+const char* mark_name(lir::LoopKind k);
+
 // Splits `axis` of `s` by `factor` into `outer` and `inner` (in its place); shared by split, tile,
 // vectorize and unroll. `loc` is where errors point.
 bool split_dim(ScheduleContext& ctx, StageSchedule& s, const std::string& axis, int64_t factor, Tail tail,

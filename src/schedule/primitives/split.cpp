@@ -1,7 +1,7 @@
 // split AXIS FACTOR [guard|pad|shift] -> OUTER INNER: one loop becomes two, INNER of extent FACTOR.
 // Tail policy when FACTOR does not divide the extent: guard skips the overhang, pad runs it over a
-// padded buffer (checked at lowering), shift moves the last piece inwards (recomputing a few points,
-// so it is illegal on reduction axes, where those points would be added twice).
+// padded buffer (not on outputs, checked at lowering), shift moves the last piece inwards
+// (recomputing a few points). Neither is legal on a reduction axis: the extra points would be added.
 #include <fmt/format.h>
 
 #include "schedule/primitives/primitives.h"
@@ -13,13 +13,19 @@ bool split_dim(ScheduleContext& ctx, StageSchedule& s, const std::string& axis, 
   int i = s.find_dim(axis);
   LoopDim d = s.dims[i];
   if (d.kind != lir::LoopKind::serial) {
-    ctx.error(loc, fmt::format("`{}` is already marked `{}`; split it before marking it", axis, lir::loop_kind_name(d.kind)),
+    ctx.error(loc, fmt::format("`{}` is already marked {}; split it before marking it", axis, mark_name(d.kind)),
               "put split, fuse, reorder and tile before parallel, vectorize, unroll and bind");
     return false;
   }
   if (tail == Tail::shift && d.reduction) {
     ctx.error(loc, fmt::format("`shift` would recompute the last piece of reduction axis `{}`, adding some terms twice", axis),
-              "use `guard` (or `pad`) on reduction axes");
+              "use `guard` on reduction axes");
+    return false;
+  }
+  if (tail == Tail::pad && d.reduction) {
+    ctx.error(loc, fmt::format("`pad` would run the last piece of reduction axis `{}` past its end, adding terms that are not "
+                               "in the sum", axis),
+              "use `guard` on reduction axes");
     return false;
   }
   LoopDim o = d, in = d;

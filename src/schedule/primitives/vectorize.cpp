@@ -42,7 +42,7 @@ void vectorize(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
   }
   LoopDim& dim = s.dims[s.find_dim(axis)];
   if (dim.kind != lir::LoopKind::serial) {
-    ctx.error(d.loc, fmt::format("`{}` is already marked `{}`", axis, lir::loop_kind_name(dim.kind)), "mark each loop once");
+    ctx.error(d.loc, fmt::format("`{}` is already marked {}", axis, mark_name(dim.kind)), "mark each loop once");
     return;
   }
   dim.kind = lir::LoopKind::vectorized;
