@@ -277,9 +277,17 @@ class Realizer {
         if (!box) continue;  // nothing here reads it
         std::vector<RegionDim> region;
         for (size_t d = 0; d < producer.extents.size(); ++d) {
-          ExprP lo = (*box)[d].lo ? simplify(max((*box)[d].lo, int_imm(0)), scope_) : int_imm(0);
-          ExprP hi = (*box)[d].hi ? simplify(min((*box)[d].hi, int_imm(producer.extents[d] - 1)), scope_)
-                                  : int_imm(producer.extents[d] - 1);
+          if (!(*box)[d].lo || !(*box)[d].hi) {
+            // The reads' indices cannot be bounded (they come from data): no region can be proved.
+            error(producer.loc,
+                  fmt::format("the region of `{}` read inside `{}`'s loop `{}` cannot be bounded in dimension {}: an index "
+                              "there depends on data", producer.name, stage_name, dim, d),
+                  fmt::format("compute `{}` at the root (remove its compute_at; for a cache, leave out `at ...`), or "
+                              "inside a loop whose reads have affine indices", producer.name));
+            return inner;
+          }
+          ExprP lo = simplify(max((*box)[d].lo, int_imm(0)), scope_);
+          ExprP hi = simplify(min((*box)[d].hi, int_imm(producer.extents[d] - 1)), scope_);
           region.push_back({lo, simplify(add(sub(hi, lo), int_imm(1)), scope_)});
         }
         inner = block({comment(fmt::format("stage {} (computed at {}.{})", producer.name, stage_name, dim)),
