@@ -297,6 +297,15 @@ class Realizer {
     return allocate_here(key, inner);
   }
 
+  // How far `pad` splits can run variable `v` of a stage past the region it computes.
+  static int64_t pad_overhang(const StageSchedule& ss, const std::string& v) {
+    std::set<std::string> from_v = derived_names({v}, ss.rels);
+    int64_t over = 0;
+    for (const auto& r : ss.rels)
+      if (auto* sp = std::get_if<SplitRel>(&r); sp && sp->tail == Tail::pad && from_v.count(sp->old_var)) over += sp->factor - 1;
+    return over;
+  }
+
   StmtP allocate_here(const std::string& key, StmtP inner) {
     auto it = store_sites_.find(key);
     if (it == store_sites_.end()) return inner;
@@ -320,8 +329,13 @@ class Realizer {
         if (stores && (*stores)[d].lo && (*stores)[d].hi) {
           lo = lo ? simplify(min(lo, (*stores)[d].lo), scope_) : (*stores)[d].lo;
           hi = hi ? simplify(max(hi, (*stores)[d].hi), scope_) : (*stores)[d].hi;
+        } else if (stores && lo && hi) {
+          // Stores whose indices cannot be bounded (a padded piece fused with another loop over a
+          // region of varying size): they stay within the region read, plus the padding.
+          hi = simplify(add(hi, int_imm(pad_overhang(ss, st.vars[d]))), scope_);
         }
-        int64_t extent = st.extents[d];
+        // Without a bound, the whole domain, and the rows `pad` splits may write past its end.
+        int64_t extent = st.extents[d] + pad_overhang(ss, st.vars[d]);
         if (lo && hi) {
           auto r = numeric_range(simplify(add(sub(hi, lo), int_imm(1)), scope_), scope_);
           if (r && r->hi >= 1) extent = r->hi;

@@ -196,6 +196,18 @@ bool split_by(const Linear& l, int64_t k, const RangeScope& scope, Linear& q, Li
   return false;
 }
 
+// The number of min/max nodes in `e`, counting up to `cap` (the simplifier's rewrites of min/max
+// can double an expression; beyond a few of them it leaves the expression as it is).
+int minmax_count(const ExprP& e, int cap) {
+  int n = e->kind == EK::call && (e->fn == Fn::min || e->fn == Fn::max) ? 1 : 0;
+  for (const auto& a : e->args) {
+    if (n >= cap) break;
+    n += minmax_count(a, cap - n);
+  }
+  return n;
+}
+constexpr int kMaxMinMaxRewrite = 6;
+
 bool is_minmax(const ExprP& e) { return e->kind == EK::call && (e->fn == Fn::min || e->fn == Fn::max) && is_index_int(e); }
 
 // Is x >= y for every value of the variables? Linear forms with the same terms compare by their
@@ -271,7 +283,8 @@ ExprP simplify(const ExprP& e, const RangeScope& scope) {
         if (!l.ok) return s;
         // min(a, b) + r == min(a + r, b + r), and -min(a, b) + r == max(r - a, r - b): pushing the rest
         // inside lets terms cancel (`min(x + 31, 99) - x + 1` becomes `min(32, 100 - x)`).
-        for (size_t k = 0; k < l.terms.size(); ++k) {
+        bool small = minmax_count(s, kMaxMinMaxRewrite + 1) <= kMaxMinMaxRewrite;
+        for (size_t k = 0; k < l.terms.size() && small; ++k) {
           const auto& [t, c] = l.terms[k];
           if (!is_minmax(t) || (c != 1 && c != -1) || (l.terms.size() == 1 && l.c == 0)) continue;
           Linear rest = l;
@@ -321,7 +334,7 @@ ExprP simplify(const ExprP& e, const RangeScope& scope) {
     case EK::call:
       if ((s->fn == Fn::min || s->fn == Fn::max) && is_index_int(s)) {
         if (is_const(a[0], &x) && is_const(a[1], &y)) return int_imm(s->fn == Fn::min ? std::min(x, y) : std::max(x, y));
-        if (is_minmax(a[0]) || is_minmax(a[1])) {
+        if ((is_minmax(a[0]) || is_minmax(a[1])) && minmax_count(s, kMaxMinMaxRewrite + 1) <= kMaxMinMaxRewrite) {
           ExprP flat = minmax_list(s->fn, {a[0], a[1]}, scope);
           if (to_string(flat) != to_string(s)) return simplify(flat, scope);
         }

@@ -244,8 +244,75 @@ void ScheduleContext::apply_l2(StageSchedule& s, const Directive& d) {
 
 namespace {
 
+// Where a stage's `shift` tail was asked for (split, tile, vectorize or unroll with `shift`); for a
+// stage made by an L2 directive (rfactor, cache_write...) that kept the split, in the stage it
+// came from.
+Loc shift_loc(const Section* l1, const Section* l2, const std::string& stage, int depth = 0) {
+  if (l1)
+    for (const auto& line : l1->lines)
+      for (const auto& d : line.directives)
+        if (line.stage == stage)
+          for (const auto& a : d.args)
+            if (a.text == "shift") return a.loc;
+  if (l2 && depth < 8)
+    for (const auto& line : l2->lines)
+      for (const auto& d : line.directives)
+        if (!d.outs.empty() && d.outs[0].text == stage) {
+          Loc from = shift_loc(l1, l2, line.stage, depth + 1);
+          return from.line ? from : d.loc;
+        }
+  return Loc{};
+}
+
+// A `shift` tail makes the last piece of a split overlap the one before: the overlapping points are
+// computed twice. That is harmless when each computation starts afresh, but a reduction accumulates
+// into its buffer: the overlapping points must be initialised and fully reduced within one iteration
+// of the split's outer piece (every reduction loop, and the initialisation, inside it), and two
+// iterations of the outer piece must not run at once.
+void check_shift_tails(ScheduleContext& ctx, const Section* l1, const Section* l2, const std::string& name, const StageSchedule& s) {
+  bool reduces = false;
+  for (const auto& d : s.dims) reduces = reduces || d.reduction;
+  if (!reduces) return;
+  for (const auto& r : s.rels) {
+    const auto* sp = std::get_if<SplitRel>(&r);
+    if (!sp || sp->tail != Tail::shift) continue;
+    if (s.compute == StageSchedule::Compute::root) {
+      int64_t e = ctx.nominal_extent(s, sp->old_var);
+      if (e > 0 && e % sp->factor == 0) continue;  // no overlap
+    }
+    std::set<std::string> outer = derived_names({sp->outer}, s.rels);
+    int last = -1;
+    for (size_t i = 0; i < s.dims.size(); ++i)
+      if (outer.count(s.dims[i].name)) last = static_cast<int>(i);
+    const std::string what = fmt::format("`{}` reduces, and the `shift` tail of `{}` makes the last `{}` overlap the one before", name,
+                                         sp->old_var, sp->outer);
+    for (size_t i = 0; i < s.dims.size(); ++i) {
+      const LoopDim& d = s.dims[i];
+      if (d.reduction && static_cast<int>(i) < last) {
+        ctx.error(shift_loc(l1, l2, name), fmt::format("{}; its reduction loop `{}` runs outside `{}`, so the overlapping points would "
+                                                   "accumulate their terms twice", what, d.name, s.dims[last].name),
+                  fmt::format("use `guard` instead of `shift`, or reorder the reduction loops inside `{}`", s.dims[last].name));
+        return;
+      }
+      if (outer.count(d.name) && (d.kind == lir::LoopKind::parallel || d.kind == lir::LoopKind::gpu_block ||
+                                  d.kind == lir::LoopKind::gpu_thread)) {
+        ctx.error(shift_loc(l1, l2, name), fmt::format("{}; `{}` is {}, so two threads would initialise and accumulate the "
+                                                   "overlapping points at once", what, d.name, prim::mark_name(d.kind)),
+                  "use `guard` instead of `shift`, or run another loop in parallel");
+        return;
+      }
+    }
+    if (!s.init_dim.empty() && s.find_dim(s.init_dim) < last) {
+      ctx.error(shift_loc(l1, l2, name), fmt::format("{}; the reduction is initialised at `{}`, outside `{}`, so the overlapping points "
+                                                 "would accumulate their terms twice", what, s.init_dim, s.dims[last].name),
+                fmt::format("use `guard` instead of `shift`, or decompose the reduction at `{}` or deeper", s.dims[last].name));
+      return;
+    }
+  }
+}
+
 // Checks that need the final schedule: where reductions start, where stages are computed.
-void validate(ScheduleContext& ctx, const Section* l2) {
+void validate(ScheduleContext& ctx, const Section* l1, const Section* l2) {
   auto loc_of = [&](const std::string& stage, const char* directive) {
     if (l2)
       for (const auto& line : l2->lines)
@@ -254,6 +321,7 @@ void validate(ScheduleContext& ctx, const Section* l2) {
     return Loc{};
   };
   for (auto& [name, s] : ctx.sched.stages) {
+    check_shift_tails(ctx, l1, l2, name, s);
     if (!s.init_dim.empty()) {
       int at = s.find_dim(s.init_dim);
       for (int i = 0; i <= at && at >= 0; ++i)
@@ -299,6 +367,15 @@ void validate(ScheduleContext& ctx, const Section* l2) {
                   fmt::format("`{}` is stored at `{}`'s loop `{}`, but it is not computed at that loop or inside it", name,
                               s.store_stage, s.store_dim),
                   fmt::format("add `compute_at {} AXIS` with AXIS at `{}` or deeper, or remove store_at", s.store_stage, s.store_dim));
+      for (int i = ok ? target->find_dim(s.store_dim) + 1 : 1; ok && i <= target->find_dim(s.at_dim); ++i) {
+        const LoopDim& d = target->dims[i];
+        if (d.kind == lir::LoopKind::serial || d.kind == lir::LoopKind::vectorized || d.kind == lir::LoopKind::unrolled) continue;
+        ctx.error(loc_of(name, "store_at"),
+                  fmt::format("`{}` is stored at `{}`'s loop `{}` but computed inside its {} loop `{}`: the iterations running at "
+                              "once would all write one buffer", name, s.store_stage, s.store_dim, prim::mark_name(d.kind), d.name),
+                  fmt::format("store it at `{}` or deeper, or remove store_at", d.name));
+        break;
+      }
     }
   }
 }
@@ -341,7 +418,7 @@ Schedule apply_schedule(const Program& p, lower::Graph& graph, const std::string
     }
   for (const auto& [name, lines] : ctx.pending_l1)
     for (const auto* line : lines) ctx.unknown_stage(line->loc, name);
-  if (diags.error_count() == errors_before) validate(ctx, l2);
+  if (diags.error_count() == errors_before) validate(ctx, l1, l2);
   return sched;
 }
 

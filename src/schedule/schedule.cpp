@@ -27,6 +27,19 @@ const StageSchedule* Schedule::find(const std::string& n) const {
   return it == stages.end() ? nullptr : &it->second;
 }
 
+std::set<std::string> derived_names(const std::set<std::string>& roots, const std::vector<LoopRel>& rels) {
+  std::set<std::string> out = roots;
+  for (const auto& r : rels) {
+    if (auto* sp = std::get_if<SplitRel>(&r)) {
+      if (out.count(sp->old_var)) out.insert({sp->outer, sp->inner});
+    } else {
+      const auto& f = std::get<FuseRel>(r);
+      if (out.count(f.outer) || out.count(f.inner)) out.insert(f.fused);
+    }
+  }
+  return out;
+}
+
 StageSchedule initial_schedule(const lower::LStage& s) {
   StageSchedule ss;
   ss.name = s.name;

@@ -4,6 +4,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -56,6 +57,10 @@ struct Schedule {
   StageSchedule* find(const std::string& n);
   const StageSchedule* find(const std::string& n) const;
 };
+
+// The names made from `roots` by `rels` (splits and fuses applied in order), `roots` included: a
+// split of a name makes both pieces derived, a fuse with one makes the fused loop derived.
+std::set<std::string> derived_names(const std::set<std::string>& roots, const std::vector<LoopRel>& rels);
 
 // The schedule a stage has before any directive: one serial loop per variable, pure then reduction,
 // computed at the root.

@@ -55,13 +55,11 @@ void cache_write(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
     for (auto& dim : cs.dims)  // it runs inside one iteration of this stage's loops: no nested parallel loops
       if (dim.kind == lir::LoopKind::parallel) dim.kind = lir::LoopKind::serial;
   // This stage keeps its pure loops and the relations between them (those not touching a reduction
-  // variable or a piece of one).
-  std::set<std::string> reduction_names(c.rvars.begin(), c.rvars.end());
+  // variable or a piece of one, however many splits and fuses away).
+  std::set<std::string> reduction_names = derived_names({c.rvars.begin(), c.rvars.end()}, s.rels);
   std::vector<LoopDim> dims;
-  for (const auto& dim : s.dims) {
-    if (dim.reduction) reduction_names.insert(dim.name);
-    else dims.push_back(dim);
-  }
+  for (const auto& dim : s.dims)
+    if (!dim.reduction) dims.push_back(dim);
   std::vector<LoopRel> rels;
   for (const auto& r : s.rels) {
     bool touches = false;

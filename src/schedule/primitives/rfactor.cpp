@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <set>
 
 #include "schedule/primitives/primitives.h"
 
@@ -66,6 +67,7 @@ void rfactor(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
               "split the reduction variable once (e.g. `split k 16 -> ko ki`) and rfactor one of its two pieces");
     return;
   }
+  const std::vector<std::string> original_rvars = st.rvars;
   const std::string r_name = st.rvars[rv];
   const int64_t r_extent = st.rextents[rv];
   lower::LStage part = st;
@@ -114,14 +116,16 @@ void rfactor(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
   for (const auto& dim : s.dims)
     if (!dim.reduction) dims.push_back(dim);
   dims.push_back({axis, true});
+  // It keeps the relations among its pure loops only: those touching any reduction variable or a
+  // piece of one (the other variables' splits and fuses now belong to NAME) are dropped.
+  std::set<std::string> reduction_names = derived_names({original_rvars.begin(), original_rvars.end()}, s.rels);
   std::vector<LoopRel> rels;
-  for (size_t r = 0; r < s.rels.size(); ++r)
-    if (static_cast<int>(r) != split_index) {
-      bool on_reduction = false;
-      if (auto* sp = std::get_if<SplitRel>(&s.rels[r]))
-        for (const auto& v : part.rvars) on_reduction = on_reduction || sp->old_var == v;
-      if (!on_reduction) rels.push_back(s.rels[r]);
-    }
+  for (const auto& r : s.rels) {
+    bool on_reduction = false;
+    if (auto* sp = std::get_if<SplitRel>(&r)) on_reduction = reduction_names.count(sp->old_var) > 0;
+    else on_reduction = reduction_names.count(std::get<FuseRel>(r).outer) > 0;
+    if (!on_reduction) rels.push_back(r);
+  }
   s.dims = std::move(dims);
   s.rels = std::move(rels);
   s.init_dim.clear();

@@ -1,8 +1,11 @@
 // split AXIS FACTOR [guard|pad|shift] -> OUTER INNER: one loop becomes two, INNER of extent FACTOR.
 // Tail policy when FACTOR does not divide the extent: guard skips the overhang, pad runs it over a
 // padded buffer (not on outputs, checked at lowering), shift moves the last piece inwards
-// (recomputing a few points). Neither is legal on a reduction axis: the extra points would be added.
+// (recomputing a few points). Neither is legal on a reduction axis: the extra points would be added;
+// pad is not legal on an inner piece of a split either (its overhang is not past the end).
 #include <fmt/format.h>
+
+#include <set>
 
 #include "schedule/primitives/primitives.h"
 
@@ -27,6 +30,29 @@ bool split_dim(ScheduleContext& ctx, StageSchedule& s, const std::string& axis, 
                                "in the sum", axis),
               "use `guard` on reduction axes");
     return false;
+  }
+  if (tail == Tail::pad) {
+    // The overhang of a padded loop must run past the end of the stage's domain. That holds for a
+    // variable, the outer piece of a split of one, or a fuse whose outer loop is one; an inner
+    // piece's overhang would run into the next outer iteration, computing those points twice.
+    std::set<std::string> made, outer_made;
+    for (const auto& r : s.rels) {
+      if (auto* sp = std::get_if<SplitRel>(&r)) {
+        made.insert({sp->outer, sp->inner});
+        if (!made.count(sp->old_var) || outer_made.count(sp->old_var)) outer_made.insert(sp->outer);
+      } else {
+        const auto& f = std::get<FuseRel>(r);
+        made.insert(f.fused);
+        if (!made.count(f.outer) || outer_made.count(f.outer)) outer_made.insert(f.fused);
+      }
+    }
+    if (made.count(axis) && !outer_made.count(axis)) {
+      ctx.error(loc, fmt::format("`pad` would run `{}`, an inner piece of a split, into the next iteration of the loop outside "
+                                 "it, computing those points twice", axis),
+                "pad the variable before splitting it into pieces (e.g. `split m 8 pad -> mo mi` first), or use `guard` "
+                "or `shift` here");
+      return false;
+    }
   }
   LoopDim o = d, in = d;
   o.name = outer;
