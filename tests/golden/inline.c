@@ -1,8 +1,25 @@
-#include <math.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
+/* the C library ekb's code uses (declared, not #included: parsing the headers would double a small
+   kernel's compile time) */
+typedef __INT8_TYPE__ int8_t;
+typedef __INT16_TYPE__ int16_t;
+typedef __INT32_TYPE__ int32_t;
+typedef __INT64_TYPE__ int64_t;
+typedef __UINT8_TYPE__ uint8_t;
+typedef __UINT16_TYPE__ uint16_t;
+typedef __UINT32_TYPE__ uint32_t;
+typedef __UINT64_TYPE__ uint64_t;
+typedef __SIZE_TYPE__ size_t;
+#define NULL ((void*)0)
+#define INFINITY (__builtin_inff())
+#define NAN (__builtin_nanf(""))
+void* memcpy(void*, const void*, size_t);
+void* memset(void*, int, size_t);
+int posix_memalign(void**, size_t, size_t);
+void free(void*);
+void abort(void);
+double exp(double), exp2(double), expm1(double), log(double), log2(double), log10(double), log1p(double), sqrt(double), cbrt(double), tanh(double), erf(double), sin(double), cos(double), tan(double), asin(double), acos(double), atan(double), sinh(double), cosh(double), floor(double), ceil(double), round(double), rint(double), nearbyint(double), trunc(double), fabs(double), atan2(double, double), pow(double, double), fmod(double, double), fmin(double, double), fmax(double, double);
+float expf(float), exp2f(float), expm1f(float), logf(float), log2f(float), log10f(float), log1pf(float), sqrtf(float), cbrtf(float), tanhf(float), erff(float), sinf(float), cosf(float), tanf(float), asinf(float), acosf(float), atanf(float), sinhf(float), coshf(float), floorf(float), ceilf(float), roundf(float), rintf(float), nearbyintf(float), truncf(float), fabsf(float), atan2f(float, float), powf(float, float), fmodf(float, float), fminf(float, float), fmaxf(float, float);
+
 
 /* ekb semantics in C: floor division and modulo, saturating float-to-int, bf16 bits. */
 static inline int64_t ekb_fdiv(int64_t a, int64_t b) { int64_t q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
