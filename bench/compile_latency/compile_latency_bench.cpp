@@ -1,0 +1,114 @@
+// Compile latency of every suite task with the default schedule, in process: the ekb side (choose
+// the default schedule, lower, print C) and the C compile (clang 19 + ORC JIT in process, to a
+// callable ekb_entry) timed separately, after one untimed warm-up compile. Each task is compiled
+// REPS times; its figure is the median of its compiles. Prints the median, p95 and max over tasks
+// (target: median total at most 25 ms) and the slowest tasks.
+//
+// Usage: compile_latency_bench [--suite DIR] [--reps 3] [--schedule default|none|FILE] [--top 8] [--all] [--cflag FLAG]...
+// (--cflag adds a compiler flag, to measure what a flag costs or saves; the default is ekb's flags.)
+#include <cstdio>
+#include <iostream>
+
+#include "../bench_common.h"
+#include "suite/suite.h"
+
+int main(int argc, char** argv) {
+  std::string suite_dir, spec = "default";
+  int reps = 3, top = 8;
+  bool all = false;
+  ekb::CompileOptions copts;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--suite") suite_dir = next();
+    else if (a == "--reps") reps = std::stoi(next());
+    else if (a == "--schedule") spec = next();
+    else if (a == "--top") top = std::stoi(next());
+    else if (a == "--all") all = true;
+    else if (a == "--cflag") copts.extra_flags.push_back(next());
+    else {
+      std::cerr << "usage: compile_latency_bench [--suite DIR] [--reps N] [--schedule S] [--top N] [--all] [--cflag FLAG]...\n";
+      return 2;
+    }
+  }
+  try {
+    std::filesystem::path dir = suite_dir.empty() ? ekb::default_suite_dir() : std::filesystem::path(suite_dir);
+    auto t_load = std::chrono::steady_clock::now();
+    ekb::Suite suite = ekb::Suite::load(dir);
+    double load_ms = bench::ms_since(t_load);
+    auto cc = ekb::make_default_c_compiler();
+    fmt::print("compile latency, schedule `{}`, {} tasks of {} (suite loaded and checked in {:.0f} ms), {} compiles each\n",
+               spec, suite.tasks().size(), dir.string(), load_ms, reps);
+    fmt::print("C compiler: {}; machine: {}\n", cc->name(), bench::machine_note());
+
+    struct Row {
+      std::string name;
+      double lower_ms, compile_ms, total_ms;
+      size_t c_bytes;
+    };
+    auto lower_print = [&](const ekb::Task& t, std::string& c) {
+      auto t0 = std::chrono::steady_clock::now();
+      ekb::ScheduleChoice sc = ekb::choose_schedule(*t.program, "cpu", spec);
+      ekb::lower::LoweredKernel k = ekb::lower_with(*t.program, "cpu", sc);
+      c = ekb::codegen::print_c(k, ekb::codegen::c_dialect());
+      return bench::ms_since(t0);
+    };
+    {  // warm-up: the first compile in a process sets up the JIT and the driver
+      std::string c;
+      lower_print(suite.tasks().front(), c);
+      auto t0 = std::chrono::steady_clock::now();
+      ekb::CpuKernel k = ekb::compile_cpu_kernel(*cc, c, copts);
+      fmt::print("warm-up compile ({}): {:.1f} ms\n", suite.tasks().front().name, bench::ms_since(t0));
+    }
+    std::vector<Row> rows;
+    std::vector<double> all_total;
+    for (const ekb::Task& t : suite.tasks()) {
+      std::vector<double> lo, co, to;
+      size_t bytes = 0;
+      for (int r = 0; r < reps; ++r) {
+        std::string c;
+        double l = lower_print(t, c);
+        auto t0 = std::chrono::steady_clock::now();
+        ekb::CpuKernel k = ekb::compile_cpu_kernel(*cc, c, copts);
+        double cm = bench::ms_since(t0);
+        lo.push_back(l);
+        co.push_back(cm);
+        to.push_back(l + cm);
+        all_total.push_back(l + cm);
+        bytes = c.size();
+      }
+      rows.push_back({t.name, bench::median(lo), bench::median(co), bench::median(to), bytes});
+      if (all)
+        fmt::print("  {:<44} lower+print {:7.2f} ms  clang+JIT {:7.1f} ms  total {:7.1f} ms  ({} bytes of C)\n", t.name,
+                   rows.back().lower_ms, rows.back().compile_ms, rows.back().total_ms, bytes);
+    }
+    auto summary = [&](const char* what, auto get) {
+      std::vector<double> v;
+      for (const Row& r : rows) v.push_back(get(r));
+      fmt::print("  {:<14} median {:7.2f} ms   p95 {:7.2f} ms   min {:7.2f}   max {:7.2f}\n", what, bench::median(v),
+                 bench::quantile(v, 0.95), *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()));
+    };
+    fmt::print("\nper task (median of {} compiles each), over {} tasks:\n", reps, rows.size());
+    summary("lower+print", [](const Row& r) { return r.lower_ms; });
+    summary("clang+JIT", [](const Row& r) { return r.compile_ms; });
+    summary("total", [](const Row& r) { return r.total_ms; });
+    fmt::print("every compile ({}): total median {:.2f} ms, p95 {:.2f} ms\n", all_total.size(), bench::median(all_total),
+               bench::quantile(all_total, 0.95));
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.total_ms > b.total_ms; });
+    fmt::print("\nslowest tasks:\n");
+    for (int i = 0; i < top && i < int(rows.size()); ++i)
+      fmt::print("  {:<44} lower+print {:7.2f} ms  clang+JIT {:7.1f} ms  total {:7.1f} ms  ({} bytes of C)\n", rows[i].name,
+                 rows[i].lower_ms, rows[i].compile_ms, rows[i].total_ms, rows[i].c_bytes);
+    std::vector<double> totals;
+    for (const Row& r : rows) totals.push_back(r.total_ms);
+    double med = bench::median(totals);
+    fmt::print("\ntarget: median total per task <= 25 ms: {:.2f} ms, {}\n", med, med <= 25 ? "met" : "NOT met");
+  } catch (const std::exception& e) {
+    bench::print_error(e);
+    return 1;
+  }
+  return 0;
+}
