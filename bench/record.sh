@@ -18,8 +18,9 @@ tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-if ! "$@" > "$tmp" 2>&1; then
-  status=$?
+status=0
+"$@" > "$tmp" 2>&1 || status=$?
+if [ "$status" -ne 0 ]; then
   cat "$tmp" >&2
   echo "record.sh: the command failed (status $status); $out left as it was" >&2
   exit "$status"
@@ -34,8 +35,11 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
   echo "Command (from the repository root):"
   echo
   echo '```'
-  printf '%q ' "$@" | sed 's/ $//'
-  echo
+  quoted=()
+  for a in "$@"; do
+    if [[ $a =~ ^[A-Za-z0-9_./=,:+@%-]+$ ]]; then quoted+=("$a"); else quoted+=("'${a//\'/\'\\\'\'}'"); fi
+  done
+  echo "${quoted[*]}"
   echo '```'
   echo
   echo "- date: $start (UTC); commit $commit$dirty"
