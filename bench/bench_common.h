@@ -8,6 +8,7 @@
 // spinning; a round's figure is the median of its batch. The ratio is peer time / ekb time (above 1:
 // ekb is faster), reported as the ratio of the medians and as the spread of the per-round ratios.
 #pragma once
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -208,6 +209,15 @@ inline void ensure_env(char** argv, const std::vector<std::pair<const char*, con
 inline std::string env_or(const char* k, const char* dflt = "(unset)") {
   const char* v = std::getenv(k);
   return v ? v : dflt;
+}
+
+// The options every interleaved benchmark takes: --threads, --rounds, --reps, --warm-ms (defaults:
+// what `o` and `threads` hold when called).
+inline void add_interleave_options(CLI::App& app, InterleaveOptions& o, std::string& threads) {
+  app.add_option("--threads", threads, "thread counts to measure, comma-separated")->capture_default_str();
+  app.add_option("--rounds", o.rounds, "interleaved rounds (batches of each side)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  app.add_option("--reps", o.reps, "timed calls per batch")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  app.add_option("--warm-ms", o.warm_ms, "untimed calls before each batch, at least this long (ms)")->capture_default_str();
 }
 
 inline std::vector<int> parse_int_list(const std::string& s) {

@@ -7,7 +7,6 @@
 // Usage: compile_latency_bench [--suite DIR] [--reps 3] [--schedule default|none|FILE] [--top 8] [--all] [--cflag FLAG]...
 // (--cflag adds a compiler flag, to measure what a flag costs or saves; the default is ekb's flags.)
 #include <cstdio>
-#include <iostream>
 
 #include "../bench_common.h"
 #include "suite/suite.h"
@@ -17,23 +16,14 @@ int main(int argc, char** argv) {
   int reps = 3, top = 8;
   bool all = false;
   ekb::CompileOptions copts;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--suite") suite_dir = next();
-    else if (a == "--reps") reps = std::stoi(next());
-    else if (a == "--schedule") spec = next();
-    else if (a == "--top") top = std::stoi(next());
-    else if (a == "--all") all = true;
-    else if (a == "--cflag") copts.extra_flags.push_back(next());
-    else {
-      std::cerr << "usage: compile_latency_bench [--suite DIR] [--reps N] [--schedule S] [--top N] [--all] [--cflag FLAG]...\n";
-      return 2;
-    }
-  }
+  CLI::App app{"Compile latency of every suite task (lower + print, then clang + JIT in process)"};
+  app.add_option("--suite", suite_dir, "the suite directory (default: the repository's suite/)");
+  app.add_option("--reps", reps, "compiles per task (its figure is their median)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  app.add_option("--schedule", spec, "default, none, or a file of schedule/memory sections")->capture_default_str();
+  app.add_option("--top", top, "how many of the slowest tasks to list")->capture_default_str();
+  app.add_flag("--all", all, "print every task's figures");
+  app.add_option("--cflag", copts.extra_flags, "an extra compiler flag (repeatable), to measure what it costs or saves");
+  CLI11_PARSE(app, argc, argv);
   try {
     std::filesystem::path dir = suite_dir.empty() ? ekb::default_suite_dir() : std::filesystem::path(suite_dir);
     auto t_load = std::chrono::steady_clock::now();

@@ -10,7 +10,6 @@
 #include <xnnpack.h>
 
 #include <cstdio>
-#include <iostream>
 
 #include "../bench_common.h"
 
@@ -45,22 +44,10 @@ int main(int argc, char** argv) {
   o.rounds = 15;
   o.reps = 20;
   o.warm_ms = 200;  // pthreadpool workers spin for tens of ms after a parallel call (20 ms was not enough)
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--ekb") files.push_back(next());
-    else if (a == "--threads") threads_arg = next();
-    else if (a == "--rounds") o.rounds = std::stoi(next());
-    else if (a == "--reps") o.reps = std::stoi(next());
-    else if (a == "--warm-ms") o.warm_ms = std::stod(next());
-    else {
-      std::cerr << "usage: dwconv_bench [--ekb FILE]... [--threads 1,2] [--rounds N] [--reps N] [--warm-ms MS]\n";
-      return 2;
-    }
-  }
+  CLI::App app{"Depthwise 3x3 NHWC: .ekb kernels (own and default schedule) against XNNPACK, interleaved in one process"};
+  app.add_option("--ekb", files, "an .ekb file (repeatable; default: the two in bench/dwconv)");
+  bench::add_interleave_options(app, o, threads_arg);
+  CLI11_PARSE(app, argc, argv);
   if (files.empty())
     files = {EKB_BENCH_DIR "/dwconv/dwconv_112x112x96.ekb", EKB_BENCH_DIR "/dwconv/dwconv_56x56x144.ekb"};
   try {

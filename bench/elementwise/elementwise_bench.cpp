@@ -8,7 +8,6 @@
 #include <omp.h>
 
 #include <cstdio>
-#include <iostream>
 
 #include "../bench_common.h"
 #include "harness/compare.h"
@@ -22,22 +21,10 @@ int main(int argc, char** argv) {
   o.rounds = 15;
   o.reps = 5;
   o.warm_ms = 10;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--ekb") file = next();
-    else if (a == "--threads") threads_arg = next();
-    else if (a == "--rounds") o.rounds = std::stoi(next());
-    else if (a == "--reps") o.reps = std::stoi(next());
-    else if (a == "--warm-ms") o.warm_ms = std::stod(next());
-    else {
-      std::cerr << "usage: elementwise_bench [--ekb FILE] [--threads 1,2] [--rounds N] [--reps N] [--warm-ms MS]\n";
-      return 2;
-    }
-  }
+  CLI::App app{"A memory-bound elementwise .ekb kernel (own and default schedule) against memcpy of the same bytes"};
+  app.add_option("--ekb", file, "the .ekb file (one input X[N], one output Y[N])")->capture_default_str();
+  bench::add_interleave_options(app, o, threads_arg);
+  CLI11_PARSE(app, argc, argv);
   try {
     auto cc = ekb::make_default_c_compiler();
     bench::EkbBuild own = bench::build_ekb(file, "", *cc);

@@ -10,7 +10,6 @@
 
 #include <cctype>
 #include <cstdio>
-#include <iostream>
 
 #include "../bench_common.h"
 
@@ -25,23 +24,11 @@ int main(int argc, char** argv) {
   o.rounds = 15;
   o.reps = 3;
   o.warm_ms = 5;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--ekb") file = next();
-    else if (a == "--schedule") spec = next();
-    else if (a == "--threads") threads_arg = next();
-    else if (a == "--rounds") o.rounds = std::stoi(next());
-    else if (a == "--reps") o.reps = std::stoi(next());
-    else if (a == "--warm-ms") o.warm_ms = std::stod(next());
-    else {
-      std::cerr << "usage: sgemm_bench [--ekb FILE] [--schedule SPEC] [--threads 1,2] [--rounds N] [--reps N] [--warm-ms MS]\n";
-      return 2;
-    }
-  }
+  CLI::App app{"SGEMM f32: an .ekb kernel C = A x B against OpenBLAS's cblas_sgemm, interleaved in one process"};
+  app.add_option("--ekb", file, "the .ekb file")->capture_default_str();
+  app.add_option("--schedule", spec, "default, none, or a file of schedule/memory sections (default: the file's own)");
+  bench::add_interleave_options(app, o, threads_arg);
+  CLI11_PARSE(app, argc, argv);
   try {
     auto cc = ekb::make_default_c_compiler();
     bench::EkbBuild b = bench::build_ekb(file, spec, *cc);
