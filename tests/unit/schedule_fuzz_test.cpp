@@ -207,7 +207,7 @@ struct Result {
 };
 
 // Checks `text`; when ekb accepts it, compiles, runs and compares it (in a child process).
-Result run_schedule(const Program& p, const std::string& text, double timeout_s = 20) {
+Result run_schedule(const Program& p, const std::string& text, double timeout_s = 60) {
   auto t0 = std::chrono::steady_clock::now();
   Result r{Outcome::rejected, check_schedule(p, text)};
   if (r.detail.empty()) {
@@ -321,7 +321,7 @@ TEST(ScheduleFuzz, RandomLegalSchedulesMatchReference) {
 
 // ---- the bugs the fuzzer found, minimised: each must be rejected by the checker or run correctly ----
 
-void expect_rejected_or_correct(const std::string& kernel_text, const std::string& schedule, double timeout_s = 20) {
+void expect_rejected_or_correct(const std::string& kernel_text, const std::string& schedule, double timeout_s = 60) {
   std::shared_ptr<Program> p = valid(kernel_text);
   ASSERT_TRUE(p);
   Result r = run_schedule(*p, schedule, timeout_s);
