@@ -1,0 +1,175 @@
+// Spawning ekb-worker on a socketpair (its end as fd 3), stderr on a pipe, and classifying its end.
+#include "harness/worker_client.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "harness/sandbox.h"
+#include "harness/worker_channel.h"
+
+namespace ekb::worker {
+
+const char* failure_name(Failure f) {
+  switch (f) {
+    case Failure::none: return "ok";
+    case Failure::compile: return "compile error";
+    case Failure::crash: return "crash";
+    case Failure::timeout: return "timeout";
+    case Failure::denied: return "denied";
+    case Failure::exited: return "exited early";
+    case Failure::cpu_limit: return "cpu limit";
+    case Failure::protocol: return "protocol";
+  }
+  return "?";
+}
+
+std::string default_worker_path() {
+  if (const char* env = std::getenv("EKB_WORKER"); env && *env) return env;
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "ekb-worker";
+  for (auto dir : {self.parent_path(), self.parent_path().parent_path() / "src"}) {
+    auto p = dir / "ekb-worker";
+    if (std::filesystem::exists(p)) return p.string();
+  }
+  return (self.parent_path() / "ekb-worker").string();
+}
+
+WorkerProcess::WorkerProcess(const std::string& path_arg) {
+  std::string path = path_arg.empty() ? default_worker_path() : path_arg;
+  if (access(path.c_str(), X_OK) != 0)
+    throw std::runtime_error("cannot run the worker `" + path + "` (build target ekb-worker, or set EKB_WORKER)");
+  int sv[2], ep[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error("socketpair failed");
+  if (pipe2(ep, O_CLOEXEC) != 0) {
+    close(sv[0]);
+    close(sv[1]);
+    throw std::runtime_error("pipe failed");
+  }
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    // The child: its socket end as fd 3, stderr into the pipe, nothing else inherited.
+    dup2(sv[1], 3);
+    dup2(ep[1], 2);
+    int devnull = open("/dev/null", O_RDWR);
+    if (devnull >= 0) dup2(devnull, 0), dup2(devnull, 1);
+    for (int fd = 4; fd < 1024; ++fd) close(fd);
+    setenv("KMP_BLOCKTIME", "0", 1);  // idle OpenMP threads sleep at once: no CPU burnt between requests
+    setpgid(0, 0);
+    execl(path.c_str(), path.c_str(), "--socket", "3", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(sv[1]);
+  close(ep[1]);
+  pid_ = pid;
+  sock_ = sv[0];
+  err_ = ep[0];
+  fcntl(err_, F_SETFL, O_NONBLOCK);
+}
+
+WorkerProcess::~WorkerProcess() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  if (sock_ >= 0) close(sock_);
+  if (err_ >= 0) close(err_);
+}
+
+std::string WorkerProcess::drain_stderr() {
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(err_, buf, sizeof buf);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > (1u << 16)) break;
+  }
+  return out;
+}
+
+uint64_t WorkerProcess::peak_rss() const {
+  if (pid_ <= 0) return 0;
+  std::ifstream f("/proc/" + std::to_string(pid_) + "/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  return 0;
+}
+
+Reply WorkerProcess::bury(Failure default_kind, const std::string& why) {
+  Reply r;
+  r.failure = default_kind;
+  r.message = why;
+  if (pid_ <= 0) return r;
+  int status = 0;
+  if (default_kind == Failure::timeout) {
+    kill(-pid_, SIGKILL);  // its process group: anything it started goes too
+    kill(pid_, SIGKILL);
+  } else {
+    // It closed the socket: it is ending; give it a moment, then make sure.
+    for (int i = 0; i < 200 && waitpid(pid_, &status, WNOHANG) == 0; ++i) usleep(5000);
+    kill(pid_, SIGKILL);
+  }
+  waitpid(pid_, &status, 0);
+  std::string err = drain_stderr();
+  pid_ = -1;
+  if (default_kind != Failure::timeout) {
+    if (WIFSIGNALED(status)) {
+      int sig = WTERMSIG(status);
+      r.failure = sig == SIGXCPU ? Failure::cpu_limit : sig == SIGSYS ? Failure::denied : Failure::crash;
+      r.message = std::string("killed by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")";
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == kDeniedExitStatus) {
+      r.failure = Failure::denied;
+      size_t at = err.find("denied system call #");
+      int nr = at == std::string::npos ? -1 : std::atoi(err.c_str() + at + 20);
+      char* name = nr >= 0 ? seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr) : nullptr;
+      r.message = "the sandbox denied the system call " + (name ? std::string(name) : "#" + std::to_string(nr));
+      std::free(name);
+    } else if (WIFEXITED(status)) {
+      r.failure = Failure::exited;
+      r.message = "the worker exited with status " + std::to_string(WEXITSTATUS(status)) + " before answering";
+    }
+  }
+  if (!err.empty() && r.failure != Failure::denied) r.message += "; stderr: " + err.substr(0, 400);
+  return r;
+}
+
+Reply WorkerProcess::request(const nlohmann::json& req, int timeout_ms, int fd) {
+  if (pid_ <= 0) return Reply{Failure::protocol, "the worker is not running", {}, 0};
+  auto t0 = std::chrono::steady_clock::now();
+  if (!send_message(sock_, req, fd)) return bury(Failure::crash, "the worker is gone");
+  Message m;
+  RecvStatus s = recv_message(sock_, m, timeout_ms);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  Reply r;
+  if (s == RecvStatus::timeout) r = bury(Failure::timeout, "no answer within " + std::to_string(timeout_ms) + " ms");
+  else if (s == RecvStatus::closed) r = bury(Failure::crash, "the worker closed its socket");
+  else if (s == RecvStatus::corrupt) r = bury(Failure::protocol, "the worker sent a malformed message");
+  else {
+    if (m.fd >= 0) close(m.fd);
+    r.body = std::move(m.body);
+    if (!r.body.value("ok", false)) {
+      std::string kind = r.body.value("kind", "");
+      r.failure = kind == "compile" ? Failure::compile : Failure::protocol;
+      r.message = r.body.value("error", "the worker refused the request");
+    }
+  }
+  r.wall_ms = ms;
+  return r;
+}
+
+}  // namespace ekb::worker

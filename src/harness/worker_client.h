@@ -1,0 +1,58 @@
+// The harness's side of a worker process (worker_main.cpp): starting it, sending it requests with a
+// deadline, and turning every way it can fail into a classified result. A worker that failed is dead
+// (killed and reaped); the caller starts a new one and the run goes on.
+#pragma once
+#include <sys/types.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace ekb::worker {
+
+enum class Failure {
+  none,
+  compile,   // the candidate does not compile (the worker is still alive)
+  crash,     // a signal: segfault, bus error, abort, illegal instruction...
+  timeout,   // no answer before the deadline (killed)
+  denied,    // a system call the sandbox does not allow
+  exited,    // the process ended on its own while it should have answered (exit(0) in a kernel)
+  cpu_limit, // its CPU time limit ran out
+  protocol,  // a malformed or refused request/answer
+};
+const char* failure_name(Failure f);
+
+struct Reply {
+  Failure failure = Failure::none;
+  std::string message;  // what happened, for people
+  nlohmann::json body;  // the worker's answer when failure is none or compile
+  double wall_ms = 0;   // the request's round trip, measured here
+  bool ok() const { return failure == Failure::none; }
+};
+
+class WorkerProcess {
+ public:
+  // Starts `path` (empty: ekb-worker beside this program, or $EKB_WORKER). Throws when it cannot.
+  explicit WorkerProcess(const std::string& path = "");
+  ~WorkerProcess();
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  // Sends `request` (with `fd` passed along when >= 0) and waits up to `timeout_ms` for the answer.
+  Reply request(const nlohmann::json& request, int timeout_ms, int fd = -1);
+  bool alive() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+  // The worker's peak resident memory (VmHWM) in bytes, read from /proc outside its reach; 0 if gone.
+  uint64_t peak_rss() const;
+
+ private:
+  pid_t pid_ = -1;
+  int sock_ = -1, err_ = -1;  // the socket, and the read end of its stderr
+  Reply bury(Failure default_kind, const std::string& why);  // kill, reap, classify
+  std::string drain_stderr();
+};
+
+// Where ekb-worker is: $EKB_WORKER, else beside the running program.
+std::string default_worker_path();
+
+}  // namespace ekb::worker

@@ -1,0 +1,166 @@
+// ekb-worker: the process in which candidate code runs, never the harness. One worker serves one
+// candidate: it compiles the C it is sent, maps the shared buffers, starts the OpenMP threads, locks
+// itself in (sandbox.h) and then only runs the kernel, flushes caches and answers on its socket. The
+// harness times each request from outside, checks the buffers itself, and kills and replaces a worker
+// that crashes, hangs, or does something the sandbox denies.
+//
+// Usage (by the harness only): ekb-worker --socket FD
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/sandbox.h"
+#include "harness/worker_channel.h"
+#include "runtime/cpu_runner.h"
+
+namespace {
+
+using nlohmann::json;
+using namespace ekb;
+using namespace ekb::worker;
+
+// Starts the OpenMP runtime's threads before the sandbox (the runtime reads /proc and /sys the first
+// time); the kernel's parallel loops then reuse them.
+const char* kWarmSource = R"(
+void ekb_warm_threads(int n) {
+  volatile int sink = 0;
+  #pragma omp parallel num_threads(n)
+  { sink = 1; }
+}
+void ekb_entry(void* const* args, int n) { (void)args; ekb_warm_threads(n); }
+)";
+
+struct Worker {
+  int sock;
+  std::unique_ptr<CCompiler> cc;
+  CpuKernel kernel;
+  CpuKernel warm;
+  unsigned char* shared = nullptr;
+  size_t shared_bytes = 0;
+  std::vector<std::vector<void*>> sets;
+  std::vector<unsigned char> flush;  // bigger than the last-level cache
+  bool sandboxed = false;
+
+  json fail(const std::string& kind, const std::string& error, const std::string& log = "") {
+    return json{{"ok", false}, {"kind", kind}, {"error", error}, {"log", log}};
+  }
+
+  json compile(const json& m) {
+    if (kernel.entry) return fail("protocol", "a worker compiles one candidate");
+    if (sandboxed) return fail("protocol", "compile before sandbox");
+    CompileOptions o;
+    o.cplusplus = m.value("cplusplus", false);
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+      if (!cc) cc = make_default_c_compiler();
+      kernel = compile_cpu_kernel(*cc, m.at("source").get<std::string>(), o);
+    } catch (const CompileError& e) {
+      return fail("compile", e.what(), e.log);
+    }
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return json{{"ok", true}, {"compile_ms", ms}, {"compiler", cc->name()}};
+  }
+
+  json buffers(const json& m, int fd) {
+    if (fd < 0) return fail("protocol", "buffers need a shared-memory descriptor");
+    if (sandboxed || shared) return fail("protocol", "buffers come once, before sandbox");
+    shared_bytes = m.at("bytes").get<size_t>();
+    void* p = mmap(nullptr, shared_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return fail("protocol", std::string("mmap of the shared buffers: ") + std::strerror(errno));
+    shared = static_cast<unsigned char*>(p);
+    for (const auto& set : m.at("sets")) {
+      std::vector<void*> args;
+      for (const auto& off : set) {
+        size_t o = off.get<size_t>();
+        if (o >= shared_bytes) return fail("protocol", "a buffer offset is past the shared region");
+        args.push_back(shared + o);
+      }
+      sets.push_back(std::move(args));
+    }
+    return json{{"ok", true}};
+  }
+
+  json sandbox(const json& m) {
+    if (!kernel.entry || sets.empty()) return fail("protocol", "sandbox after compile and buffers");
+    int threads = m.value("threads", 1);
+    try {
+      warm = compile_cpu_kernel(*cc, kWarmSource);
+    } catch (const CompileError& e) {
+      return fail("internal", std::string("warm-up kernel: ") + e.what(), e.log);
+    }
+    warm.entry(nullptr, threads);
+    flush.assign(m.value("flush_bytes", size_t(64) << 20), 1);
+    SandboxLimits l;
+    uint64_t budget = m.value("memory_budget", uint64_t(0));
+    if (budget) l.address_space_bytes = current_address_space() + budget;
+    l.cpu_seconds = m.value("cpu_seconds", 0.0);
+    std::string err = enter_sandbox(l, sock);
+    if (!err.empty()) return fail("internal", "sandbox: " + err);
+    sandboxed = true;
+    return json{{"ok", true}, {"address_space_limit", l.address_space_bytes}};
+  }
+
+  json run(const json& m) {
+    if (!sandboxed) return fail("protocol", "run after sandbox");
+    size_t set = m.value("set", size_t(0));
+    if (set >= sets.size()) return fail("protocol", "no such buffer set");
+    int threads = m.value("threads", 1), calls = m.value("calls", 1);
+    for (int i = 0; i < calls; ++i) kernel.entry(sets[set].data(), threads);
+    return json{{"ok", true}};
+  }
+
+  json flush_caches() {
+    // Touch every line: the candidate's data leaves the caches.
+    volatile unsigned char sum = 0;
+    for (size_t i = 0; i < flush.size(); i += 64) {
+      flush[i] = static_cast<unsigned char>(flush[i] + 1);
+      sum = static_cast<unsigned char>(sum + flush[i]);
+    }
+    return json{{"ok", true}};
+  }
+
+  int serve() {
+    for (;;) {
+      Message m;
+      RecvStatus s = recv_message(sock, m, -1);
+      if (s == RecvStatus::closed) return 0;
+      if (s != RecvStatus::ok) return 2;
+      std::string op = m.body.value("op", "");
+      json reply;
+      try {
+        if (op == "compile") reply = compile(m.body);
+        else if (op == "buffers") reply = buffers(m.body, m.fd);
+        else if (op == "sandbox") reply = sandbox(m.body);
+        else if (op == "run") reply = run(m.body);
+        else if (op == "flush") reply = flush_caches();
+        else if (op == "exit") _exit(0);
+        else reply = fail("protocol", "unknown op `" + op + "`");
+      } catch (const std::exception& e) {
+        reply = fail("protocol", e.what());
+      }
+      if (!send_message(sock, reply)) return 0;
+    }
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int sock = -1;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--socket") == 0) sock = std::atoi(argv[i + 1]);
+  if (sock < 0) {
+    std::fprintf(stderr, "ekb-worker: run by the ekb harness only (usage: ekb-worker --socket FD)\n");
+    return 2;
+  }
+  Worker w{sock};
+  return w.serve();
+}
