@@ -25,7 +25,7 @@ bool has_float_to_int(const Expr& e) {
 }  // namespace
 
 std::vector<OutputComparison> compare_outputs(const Program& p, const std::vector<TensorData>& got,
-                                              const std::vector<TensorData>& want) {
+                                              const std::vector<TensorData>& want, double tolerance_scale) {
   bool float_to_int = false;
   for (const auto& s : p.stages) float_to_int = float_to_int || has_float_to_int(*s.body);
   std::vector<OutputComparison> out;
@@ -34,7 +34,7 @@ std::vector<OutputComparison> compare_outputs(const Program& p, const std::vecto
     const TensorData& g = got[k];
     OutputComparison c;
     c.name = w.name;
-    c.tolerance = tolerance_for(w.dtype);
+    c.tolerance = tolerance_for(w.dtype) * tolerance_scale;
     int64_t n = w.size();
     if (g.size() != n) {
       c.pass = false;
@@ -63,7 +63,7 @@ std::vector<OutputComparison> compare_outputs(const Program& p, const std::vecto
       if (abs_err > c.max_abs_error) c.max_abs_error = abs_err;
     }
     if (w.holds_float()) c.pass = !c.nonfinite && c.max_rel_error <= c.tolerance;
-    else c.pass = c.max_abs_error <= (float_to_int ? 1.0 : 0.0);
+    else c.pass = c.max_abs_error <= (float_to_int ? std::round(tolerance_scale) : 0.0);
     out.push_back(c);
   }
   return out;

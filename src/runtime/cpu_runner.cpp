@@ -25,7 +25,8 @@ std::vector<HostBuffer> make_args(const Program& p, const std::vector<TensorData
   for (int o : p.outputs) {
     const TensorInfo& t = p.tensors[o];
     HostBuffer b(t.dtype, t.shape);
-    std::memset(b.data(), 0xAB, b.size_bytes());  // a poison pattern (NaN for floats)
+    // Poison: NaN bytes for floats (a NaN where the reference is finite fails), 0xAB for integers.
+    std::memset(b.data(), is_float(t.dtype) ? 0xFF : 0xAB, b.size_bytes());
     bufs.push_back(std::move(b));
   }
   ptrs.clear();

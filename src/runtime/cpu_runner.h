@@ -21,8 +21,8 @@ struct CpuKernel {
 // Compiles `c_source` (which must define ekb_entry); throws CompileError.
 CpuKernel compile_cpu_kernel(CCompiler& cc, const std::string& c_source, const CompileOptions& o = {});
 
-// Runs the kernel once on `inputs`; returns its outputs (the output buffers start filled with NaN or
-// 0xAB bytes, so that an element the kernel does not write shows).
+// Runs the kernel once on `inputs`; returns its outputs (the output buffers start filled with NaN bytes,
+// or 0xAB bytes for integers, so that an element the kernel does not write shows).
 std::vector<TensorData> run_cpu_kernel(const CpuKernel& k, const Program& p, const std::vector<TensorData>& inputs,
                                        int threads);
 

@@ -1,0 +1,190 @@
+// The attempt protocol of evaluate.h: start two workers, check the candidate on the reference sets,
+// then time both interleaved on fresh inputs, checking the candidate against the baseline each round.
+#include "harness/evaluate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <random>
+
+#include "harness/shared_buffers.h"
+#include "harness/worker_client.h"
+#include "interp/reference.h"
+
+namespace ekb {
+
+namespace {
+
+using worker::Failure;
+using worker::Reply;
+using worker::WorkerProcess;
+
+const char* status_name(Failure f) {
+  switch (f) {
+    case Failure::compile: return "compile";
+    case Failure::crash: return "crash";
+    case Failure::timeout: return "timeout";
+    case Failure::denied: return "denied";
+    case Failure::exited: return "exited early";
+    case Failure::cpu_limit: return "cpu limit";
+    default: return "protocol";
+  }
+}
+
+// One kernel in its worker, with two argument slots.
+struct Side {
+  std::unique_ptr<WorkerProcess> w;
+  std::unique_ptr<SharedBuffers> buf;
+  Reply failure;  // set when something failed
+  double compile_ms = 0;
+  std::vector<double> ms;
+
+  bool start(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o) {
+    w = std::make_unique<WorkerProcess>();
+    buf = std::make_unique<SharedBuffers>(p, 2);
+    Reply r = w->request({{"op", "compile"}, {"source", src}, {"cplusplus", cplusplus}}, 180000);
+    if (r.ok()) {
+      compile_ms = r.body.value("compile_ms", 0.0);
+      r = w->request({{"op", "buffers"}, {"bytes", buf->bytes()}, {"sets", buf->layout()}}, 30000, buf->fd());
+    }
+    if (r.ok())
+      r = w->request({{"op", "sandbox"}, {"threads", o.threads}, {"memory_budget", o.memory_budget}, {"cpu_seconds", o.cpu_seconds}},
+                     60000);
+    if (!r.ok()) failure = r;
+    return r.ok();
+  }
+  // One call on `slot`: inputs written and outputs poisoned first; false (and `failure`) when it failed.
+  bool call(int slot, const std::vector<HostBuffer>& inputs, unsigned char poison, const EvalOptions& o, double* wall_ms) {
+    buf->write_inputs(slot, inputs);
+    buf->poison_outputs(slot, poison);
+    Reply r = w->request({{"op", "run"}, {"set", slot}, {"threads", o.threads}, {"calls", 1}}, o.call_timeout_ms);
+    if (!r.ok()) {
+      failure = r;
+      return false;
+    }
+    if (wall_ms) *wall_ms = r.wall_ms;
+    return true;
+  }
+  bool flush(const EvalOptions& o) {
+    Reply r = w->request({{"op", "flush"}}, o.call_timeout_ms);
+    if (!r.ok()) failure = r;
+    return r.ok();
+  }
+};
+
+// The same values at a few hundred swapped positions: new content, same distribution (an index input
+// stays in range). Elements are swapped whole, whatever their type.
+std::vector<HostBuffer> shuffled(const std::vector<HostBuffer>& in, std::mt19937_64& rng) {
+  std::vector<HostBuffer> out = in;
+  for (auto& b : out) {
+    size_t es = static_cast<size_t>(dtype_bytes(b.type));
+    size_t n = es ? b.size_bytes() / es : 0;
+    if (n < 2) continue;
+    auto* bytes = static_cast<unsigned char*>(b.data());
+    unsigned char tmp[16];
+    for (size_t k = 0, swaps = std::min<size_t>(n / 2, 256); k < swaps; ++k) {
+      size_t i = rng() % n, j = rng() % n;
+      std::memcpy(tmp, bytes + i * es, es);
+      std::memcpy(bytes + i * es, bytes + j * es, es);
+      std::memcpy(bytes + j * es, tmp, es);
+    }
+  }
+  return out;
+}
+
+std::string first_failing(const std::vector<OutputComparison>& cs) {
+  for (const auto& c : cs)
+    if (!c.pass)
+      return fmt::format("`{}`: max rel error {:.3g} (tolerance {:.0e}){} at element {}: got {} want {}", c.name, c.max_rel_error,
+                         c.tolerance, c.nonfinite ? ", non-finite values" : "", c.worst_index, c.worst_got, c.worst_want);
+  return "";
+}
+
+Evaluation fail(Evaluation e, const std::string& status, const std::string& message) {
+  e.status = status;
+  e.message = message;
+  return e;
+}
+
+}  // namespace
+
+Evaluation evaluate(const Program& p, const std::string& candidate_source, bool cplusplus, const std::string& baseline_source,
+                    const EvalOptions& o) {
+  Evaluation e;
+  // The reference sets (cached on disk by the interpreter), as the kernel's bytes.
+  std::vector<ReferenceResult> refs;
+  std::vector<std::vector<HostBuffer>> host_inputs;
+  for (int s = 1; s <= o.input_sets; ++s) {
+    refs.push_back(reference_outputs(p, static_cast<uint64_t>(s)));
+    std::vector<HostBuffer> hb;
+    for (const auto& t : refs.back().inputs) hb.push_back(to_host(t));
+    host_inputs.push_back(std::move(hb));
+  }
+
+  Side cand, base;
+  if (!cand.start(p, candidate_source, cplusplus, o))
+    return fail(e, status_name(cand.failure.failure), cand.failure.message);
+  e.compile_ms = cand.compile_ms;
+
+  // 1. Correctness on every reference set.
+  for (size_t s = 0; s < refs.size(); ++s) {
+    int slot = static_cast<int>(s % 2);
+    if (!cand.call(slot, host_inputs[s], 0xAB, o, nullptr))
+      return fail(e, status_name(cand.failure.failure), cand.failure.message);
+    if (!cand.buf->inputs_equal(slot, host_inputs[s]))
+      return fail(e, "input mutated", fmt::format("input set {}: the kernel changed its inputs", s + 1));
+    auto cs = compare_outputs(p, cand.buf->read_outputs(slot), refs[s].outputs);
+    if (e.comparisons.empty()) e.comparisons = cs;
+    for (size_t k = 0; k < cs.size(); ++k)
+      if (cs[k].max_rel_error > e.comparisons[k].max_rel_error || !cs[k].pass) e.comparisons[k] = cs[k];
+    std::string bad = first_failing(cs);
+    if (!bad.empty()) return fail(e, "wrong", fmt::format("input set {} (seed {}): {}", s + 1, s + 1, bad));
+  }
+
+  // 2. The baseline, in its own worker (a baseline failure is not the candidate's).
+  if (!base.start(p, baseline_source, false, o))
+    return fail(e, "baseline", std::string("the baseline failed: ") + base.failure.message);
+
+  // 3. Interleaved timing on fresh inputs, the candidate checked against the baseline each round.
+  std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
+  auto t_start = std::chrono::steady_clock::now();
+  double cand_total = 0, base_total = 0;
+  for (int r = 0;; ++r) {
+    int slot = r % 2;
+    std::vector<HostBuffer> in = shuffled(host_inputs[static_cast<size_t>(r) % host_inputs.size()], rng);
+    unsigned char poison = r % 2 ? 0x5C : 0xAB;
+    for (int k = 0; k < 2; ++k) {
+      bool cand_turn = (k == 0) == (r % 2 == 0);
+      Side& s = cand_turn ? cand : base;
+      double ms = 0;
+      bool ok = s.flush(o) && s.call(slot, in, poison, o, &ms);
+      if (!ok) {
+        if (!cand_turn) return fail(e, "baseline", std::string("the baseline failed while timing: ") + base.failure.message);
+        return fail(e, status_name(cand.failure.failure), fmt::format("timing round {}: {}", r + 1, cand.failure.message));
+      }
+      if (cand_turn && !cand.buf->inputs_equal(slot, in))
+        return fail(e, "input mutated", fmt::format("timing round {}: the kernel changed its inputs", r + 1));
+      if (r > 0) {  // round 0 warms both up
+        s.ms.push_back(ms);
+        (cand_turn ? cand_total : base_total) += ms / 1000.0;
+      }
+    }
+    std::string bad = first_failing(compare_outputs(p, cand.buf->read_outputs(slot), base.buf->read_outputs(slot), 2.0));
+    if (!bad.empty())
+      return fail(e, "wrong", fmt::format("timing round {} (fresh inputs, compared with the baseline): {}", r + 1, bad));
+    int reps = static_cast<int>(cand.ms.size());
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    bool enough = reps >= o.min_reps && cand_total >= o.min_seconds && base_total >= o.min_seconds;
+    if (enough || reps >= o.max_reps || (wall >= o.max_wall_seconds && reps >= 3)) break;
+  }
+  e.candidate = summarize_times(cand.ms);
+  e.baseline = summarize_times(base.ms);
+  e.speedup = e.candidate.median > 0 ? e.baseline.median / e.candidate.median : 0;
+  e.candidate_peak_rss = cand.w->peak_rss();
+  return e;
+}
+
+}  // namespace ekb

@@ -1,0 +1,50 @@
+// One attempt: a candidate kernel (C against the task's ABI) checked and timed against the task's
+// baseline, each in its own sandboxed worker (worker_client.h), with every check done here.
+//
+// Checking. The candidate runs on the reference's input sets (seeds 1..N); before every call its
+// outputs are poisoned (0xAB bytes, NaN for floats), so every element must be written; after it the
+// inputs must be byte-identical and the outputs must match the float64 reference (compare.h).
+// Timing. Baseline and candidate are timed interleaved, round by round, each call preceded by an
+// untimed cache flush, and timed here around the request (the kernel cannot reach the clock). Every
+// round writes fresh inputs: a reference input set with a few hundred random positions swapped (same
+// values, new content), into the slot the previous round did not use, so that results cached by
+// pointer or by content are stale. After each timed call the candidate's outputs are compared with
+// the baseline's on the same inputs. Any failure there is a wrong result, not a slow one.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "harness/compare.h"
+#include "ir/program.h"
+#include "runtime/cpu_runner.h"
+
+namespace ekb {
+
+struct EvalOptions {
+  int threads = 1;
+  uint64_t memory_budget = 512ull << 20;  // the candidate's own allocations, beyond its arguments
+  int input_sets = 3;                     // reference seeds 1..input_sets
+  double min_seconds = 0.2;               // measured time per side, at least
+  int min_reps = 10, max_reps = 2000;
+  double max_wall_seconds = 20;           // the timing phase stops here whatever min_reps says
+  int call_timeout_ms = 10000;            // one kernel call
+  double cpu_seconds = 120;               // the worker's CPU time limit
+};
+
+struct Evaluation {
+  // "ok", or the failure: compile, crash, timeout, denied, exited early, cpu limit, protocol,
+  // wrong (outputs), input mutated, baseline (the baseline itself failed: not the candidate's fault)
+  std::string status = "ok";
+  std::string message;
+  double compile_ms = 0;
+  std::vector<OutputComparison> comparisons;  // the worst per output over the reference sets
+  TimingStats candidate, baseline;            // per call, ms
+  double speedup = 0;                         // baseline median / candidate median
+  uint64_t candidate_peak_rss = 0;
+  bool correct() const { return status == "ok"; }
+};
+
+Evaluation evaluate(const Program& p, const std::string& candidate_source, bool cplusplus,
+                    const std::string& baseline_source, const EvalOptions& o);
+
+}  // namespace ekb

@@ -1,0 +1,84 @@
+// memfd-backed argument slots shared with a worker.
+#include "harness/shared_buffers.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <stdexcept>
+
+namespace ekb {
+
+namespace {
+size_t align64(size_t n) { return (n + 63) / 64 * 64; }
+size_t tensor_bytes(const TensorInfo& t) {
+  size_t n = static_cast<size_t>(dtype_bytes(t.dtype));
+  for (int64_t d : t.shape) n *= static_cast<size_t>(d);
+  return n;
+}
+}  // namespace
+
+SharedBuffers::SharedBuffers(const Program& p, int slots) : p_(p), slots_(slots) {
+  for (int t : p.inputs) sizes_.push_back(tensor_bytes(p.tensors[t]));
+  for (int t : p.outputs) sizes_.push_back(tensor_bytes(p.tensors[t]));
+  for (int s = 0; s < slots; ++s) {
+    std::vector<size_t> offs;
+    for (size_t sz : sizes_) {
+      offs.push_back(bytes_);
+      bytes_ += align64(std::max<size_t>(sz, 1));
+    }
+    offsets_.push_back(std::move(offs));
+  }
+  bytes_ = std::max<size_t>(bytes_, 64);
+  fd_ = memfd_create("ekb-buffers", MFD_CLOEXEC);
+  if (fd_ < 0) throw std::runtime_error("memfd_create failed");
+  if (ftruncate(fd_, static_cast<off_t>(bytes_)) != 0) throw std::runtime_error("cannot size the shared buffers");
+  void* m = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (m == MAP_FAILED) throw std::runtime_error("cannot map the shared buffers");
+  base_ = static_cast<unsigned char*>(m);
+}
+
+SharedBuffers::~SharedBuffers() {
+  if (base_) munmap(base_, bytes_);
+  if (fd_ >= 0) close(fd_);
+}
+
+nlohmann::json SharedBuffers::layout() const {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& offs : offsets_) j.push_back(offs);
+  return j;
+}
+
+void SharedBuffers::write_inputs(int slot, const std::vector<HostBuffer>& inputs) {
+  for (size_t i = 0; i < inputs.size() && i < p_.inputs.size(); ++i)
+    std::memcpy(base_ + offsets_[slot][i], inputs[i].data(), sizes_[i]);
+}
+
+bool SharedBuffers::inputs_equal(int slot, const std::vector<HostBuffer>& inputs) const {
+  for (size_t i = 0; i < inputs.size() && i < p_.inputs.size(); ++i)
+    if (std::memcmp(base_ + offsets_[slot][i], inputs[i].data(), sizes_[i]) != 0) return false;
+  return true;
+}
+
+void SharedBuffers::poison_outputs(int slot, unsigned char pattern) {
+  for (size_t o = 0; o < p_.outputs.size(); ++o) {
+    size_t a = p_.inputs.size() + o;
+    // Floats: all-ones bytes, a NaN in every float type (a NaN where the reference is finite fails).
+    bool fl = is_float(p_.tensors[p_.outputs[o]].dtype);
+    std::memset(base_ + offsets_[slot][a], fl ? 0xFF : pattern, sizes_[a]);
+  }
+}
+
+std::vector<TensorData> SharedBuffers::read_outputs(int slot) const {
+  std::vector<TensorData> out;
+  for (size_t o = 0; o < p_.outputs.size(); ++o) {
+    const TensorInfo& t = p_.tensors[p_.outputs[o]];
+    HostBuffer h(t.dtype, t.shape);
+    size_t a = p_.inputs.size() + o;
+    std::memcpy(h.data(), base_ + offsets_[slot][a], sizes_[a]);
+    out.push_back(from_host(h, t.name));
+  }
+  return out;
+}
+
+}  // namespace ekb

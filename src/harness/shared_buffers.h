@@ -1,0 +1,43 @@
+// The buffers a kernel in a worker process reads and writes: one memfd, mapped here and there, holding
+// SLOTS copies of the kernel's arguments (inputs, then outputs, in the ABI's order, each 64-byte
+// aligned). The harness writes inputs and poisons outputs before each call, and reads outputs and
+// re-checks inputs after it, all in its own process.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <vector>
+
+#include "interp/tensor_data.h"
+#include "ir/program.h"
+#include "runtime/kernel_args.h"
+
+namespace ekb {
+
+class SharedBuffers {
+ public:
+  SharedBuffers(const Program& p, int slots);
+  ~SharedBuffers();
+  SharedBuffers(const SharedBuffers&) = delete;
+  SharedBuffers& operator=(const SharedBuffers&) = delete;
+
+  int fd() const { return fd_; }  // for the worker (sent once); the harness keeps its own mapping
+  size_t bytes() const { return bytes_; }
+  int slots() const { return slots_; }
+  nlohmann::json layout() const;  // [[offset of each argument] per slot]
+
+  void write_inputs(int slot, const std::vector<HostBuffer>& inputs);
+  bool inputs_equal(int slot, const std::vector<HostBuffer>& inputs) const;
+  void poison_outputs(int slot, unsigned char pattern);  // floats get NaN, other types `pattern` bytes
+  std::vector<TensorData> read_outputs(int slot) const;
+
+ private:
+  const Program& p_;
+  int slots_, fd_ = -1;
+  size_t bytes_ = 0;
+  unsigned char* base_ = nullptr;
+  std::vector<std::vector<size_t>> offsets_;  // per slot, per argument
+  std::vector<size_t> sizes_;                 // per argument
+};
+
+}  // namespace ekb

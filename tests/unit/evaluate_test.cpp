@@ -1,0 +1,117 @@
+// One attempt end to end (harness/evaluate.h): a correct candidate is timed against the baseline,
+// and candidates that cheat or break are classified — a no-op, one returning its input, partial
+// writes, results cached by pointer, input mutation, a thread that keeps writing after return, a
+// crash — while a correct but sleeping kernel is merely slow.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "codegen/c_printer.h"
+#include "codegen/dialect.h"
+#include "harness/evaluate.h"
+#include "ir/check.h"
+#include "schedule/choice.h"
+#include "util/source.h"
+
+namespace ekb {
+namespace {
+
+const char* kTask = R"(kernel scale_add
+  dim N = 8192
+  in X : f32[N]
+  out Y : f32[N]
+  Y[i] = X[i] * 2.0 + 1.0
+)";
+
+std::shared_ptr<Program> program() {
+  static std::shared_ptr<Program> p = load_program(std::make_shared<SourceFile>("scale_add.ekb", kTask));
+  return p;
+}
+
+std::string baseline() {
+  const Program& p = *program();
+  return codegen::print_c(lower_with(p, "cpu", choose_schedule(p, "cpu", "default")), codegen::c_dialect());
+}
+
+EvalOptions quick() {
+  EvalOptions o;
+  o.threads = 1;
+  o.min_seconds = 0.01;
+  o.min_reps = 5;
+  o.max_wall_seconds = 3;
+  o.call_timeout_ms = 3000;
+  return o;
+}
+
+Evaluation eval(const std::string& body, const std::string& includes = "") {
+  std::string src = includes + "\n#include <stdint.h>\nvoid ekb_entry(void* const* args, int32_t num_threads) {\n"
+                               "  float* x = (float*)args[0]; float* y = (float*)args[1]; const int n = 8192; (void)num_threads;\n" +
+                    body + "\n}\n";
+  return evaluate(*program(), src, false, baseline(), quick());
+}
+
+const char* kCorrect = "  for (int i = 0; i < n; ++i) y[i] = x[i] * 2.0f + 1.0f;";
+
+TEST(Evaluate, CorrectCandidateIsTimedAgainstTheBaseline) {
+  Evaluation e = eval(kCorrect);
+  ASSERT_EQ(e.status, "ok") << e.message;
+  EXPECT_GE(e.candidate.ms.size(), 5u);
+  EXPECT_EQ(e.candidate.ms.size(), e.baseline.ms.size());
+  EXPECT_GT(e.speedup, 0.0);
+  EXPECT_GT(e.compile_ms, 0.0);
+}
+
+TEST(Evaluate, NoOpIsWrong) {
+  Evaluation e = eval("  (void)x; (void)y;");
+  EXPECT_EQ(e.status, "wrong") << e.message;
+  EXPECT_NE(e.message.find("non-finite"), std::string::npos) << e.message;  // the NaN poison stayed
+}
+
+TEST(Evaluate, ReturningTheInputIsWrong) {
+  EXPECT_EQ(eval("  for (int i = 0; i < n; ++i) y[i] = x[i];").status, "wrong");
+}
+
+TEST(Evaluate, PartialWritesAreWrong) {
+  // Every element must be written: the odd ones keep the NaN poison.
+  EXPECT_EQ(eval("  for (int i = 0; i < n; i += 2) y[i] = x[i] * 2.0f + 1.0f;").status, "wrong");
+}
+
+TEST(Evaluate, ResultsCachedByPointerAreStale) {
+  // Computes once per output pointer, then replays: the third reference set lands in the first
+  // set's slot (and every timing round brings fresh inputs), so the replay is stale.
+  Evaluation e = eval(R"(  static float* seen[4]; static float cache[4][8192]; static int k;
+  for (int s = 0; s < k; ++s) if (seen[s] == y) { memcpy(y, cache[s], sizeof cache[s]); return; }
+  for (int i = 0; i < n; ++i) y[i] = x[i] * 2.0f + 1.0f;
+  if (k < 4) { seen[k] = y; memcpy(cache[k++], y, sizeof cache[0]); })",
+                      "#include <string.h>");
+  EXPECT_EQ(e.status, "wrong") << e.message;
+}
+
+TEST(Evaluate, InputMutationIsCaught) {
+  Evaluation e = eval(std::string(kCorrect) + "\n  x[17] = 0.0f;");
+  EXPECT_EQ(e.status, "input mutated") << e.message;
+}
+
+TEST(Evaluate, ThreadWritingAfterReturnIsWrong) {
+  Evaluation e = eval(R"(  static int started; static float* out;
+  for (int i = 0; i < n; ++i) y[i] = x[i] * 2.0f + 1.0f;
+  out = y;
+  if (!started) { started = 1; pthread_t t; pthread_create(&t, 0, scribble, &out); })",
+                      "#include <pthread.h>\nstatic void* scribble(void* p) { for (;;) { float* y = *(float* volatile*)p; "
+                      "for (int i = 0; i < 8192; ++i) y[i] = 3.0f; } return 0; }");
+  EXPECT_EQ(e.status, "wrong") << e.message;
+}
+
+TEST(Evaluate, CrashIsClassified) {
+  Evaluation e = eval("  if (x[0] < 1e30f) *(volatile int*)0 = 1;");
+  EXPECT_EQ(e.status, "crash") << e.message;
+}
+
+TEST(Evaluate, SleepingCorrectKernelIsSlowNotInvalid) {
+  Evaluation e = eval(std::string(kCorrect) + "\n  usleep(3000);", "#include <unistd.h>");
+  ASSERT_EQ(e.status, "ok") << e.message;
+  EXPECT_LT(e.speedup, 0.5) << "baseline " << e.baseline.median << " ms, candidate " << e.candidate.median << " ms";
+}
+
+}  // namespace
+}  // namespace ekb
