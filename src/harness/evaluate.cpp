@@ -41,6 +41,7 @@ struct Side {
   Reply failure;  // set when something failed
   double compile_ms = 0;
   std::vector<double> ms;
+  bool out_of_bounds = false;
 
   bool start(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o) {
     w = std::make_unique<WorkerProcess>();
@@ -63,6 +64,11 @@ struct Side {
     Reply r = w->request({{"op", "run"}, {"set", slot}, {"threads", o.threads}, {"calls", 1}}, o.call_timeout_ms);
     if (!r.ok()) {
       failure = r;
+      return false;
+    }
+    if (!buf->guards_intact()) {
+      failure = Reply{Failure::protocol, "the kernel wrote outside its buffers (a guard zone beside them changed)", {}, 0};
+      out_of_bounds = true;
       return false;
     }
     if (wall_ms) *wall_ms = r.wall_ms;
@@ -133,7 +139,7 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
   for (size_t s = 0; s < refs.size(); ++s) {
     int slot = static_cast<int>(s % 2);
     if (!cand.call(slot, host_inputs[s], 0xAB, o, nullptr))
-      return fail(e, status_name(cand.failure.failure), cand.failure.message);
+      return fail(e, cand.out_of_bounds ? "out of bounds" : status_name(cand.failure.failure), cand.failure.message);
     if (!cand.buf->inputs_equal(slot, host_inputs[s]))
       return fail(e, "input mutated", fmt::format("input set {}: the kernel changed its inputs", s + 1));
     auto cs = compare_outputs(p, cand.buf->read_outputs(slot), refs[s].outputs);
@@ -163,7 +169,8 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
       bool ok = s.flush(o) && s.call(slot, in, poison, o, &ms);
       if (!ok) {
         if (!cand_turn) return fail(e, "baseline", std::string("the baseline failed while timing: ") + base.failure.message);
-        return fail(e, status_name(cand.failure.failure), fmt::format("timing round {}: {}", r + 1, cand.failure.message));
+        return fail(e, cand.out_of_bounds ? "out of bounds" : status_name(cand.failure.failure),
+                    fmt::format("timing round {}: {}", r + 1, cand.failure.message));
       }
       if (cand_turn && !cand.buf->inputs_equal(slot, in))
         return fail(e, "input mutated", fmt::format("timing round {}: the kernel changed its inputs", r + 1));

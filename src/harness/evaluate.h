@@ -33,7 +33,8 @@ struct EvalOptions {
 
 struct Evaluation {
   // "ok", or the failure: compile, crash, timeout, denied, exited early, cpu limit, protocol,
-  // wrong (outputs), input mutated, baseline (the baseline itself failed: not the candidate's fault)
+  // wrong (outputs), input mutated, out of bounds (a write beside its buffers), baseline (the
+  // baseline itself failed: not the candidate's fault)
   std::string status = "ok";
   std::string message;
   double compile_ms = 0;

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -21,11 +22,14 @@ size_t tensor_bytes(const TensorInfo& t) {
 SharedBuffers::SharedBuffers(const Program& p, int slots) : p_(p), slots_(slots) {
   for (int t : p.inputs) sizes_.push_back(tensor_bytes(p.tensors[t]));
   for (int t : p.outputs) sizes_.push_back(tensor_bytes(p.tensors[t]));
+  // Every buffer is followed by a guard zone filled with a known pattern: a write past a buffer's
+  // end lands there (or in the next buffer's guard-protected start) and is seen after the call.
+  bytes_ = kGuardBytes;
   for (int s = 0; s < slots; ++s) {
     std::vector<size_t> offs;
     for (size_t sz : sizes_) {
       offs.push_back(bytes_);
-      bytes_ += align64(std::max<size_t>(sz, 1));
+      bytes_ += align64(std::max<size_t>(sz, 1)) + kGuardBytes;
     }
     offsets_.push_back(std::move(offs));
   }
@@ -36,6 +40,34 @@ SharedBuffers::SharedBuffers(const Program& p, int slots) : p_(p), slots_(slots)
   void* m = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
   if (m == MAP_FAILED) throw std::runtime_error("cannot map the shared buffers");
   base_ = static_cast<unsigned char*>(m);
+  reset_guards();
+}
+
+// The guard zones: before the first buffer, and from the end of each buffer's data to the next.
+template <class F>
+static void for_each_guard(const std::vector<std::vector<size_t>>& offsets, const std::vector<size_t>& sizes, size_t total, F f) {
+  std::vector<std::pair<size_t, size_t>> data;  // [begin, end) of each buffer's bytes
+  for (const auto& offs : offsets)
+    for (size_t a = 0; a < offs.size(); ++a) data.push_back({offs[a], offs[a] + sizes[a]});
+  std::sort(data.begin(), data.end());
+  size_t at = 0;
+  for (const auto& [b, e] : data) {
+    if (b > at) f(at, b - at);
+    at = e;
+  }
+  if (total > at) f(at, total - at);
+}
+
+void SharedBuffers::reset_guards() {
+  for_each_guard(offsets_, sizes_, bytes_, [&](size_t at, size_t n) { std::memset(base_ + at, kGuardByte, n); });
+}
+
+bool SharedBuffers::guards_intact() const {
+  bool ok = true;
+  for_each_guard(offsets_, sizes_, bytes_, [&](size_t at, size_t n) {
+    for (size_t i = 0; i < n && ok; ++i) ok = base_[at + i] == kGuardByte;
+  });
+  return ok;
 }
 
 SharedBuffers::~SharedBuffers() {

@@ -30,6 +30,9 @@ class SharedBuffers {
   bool inputs_equal(int slot, const std::vector<HostBuffer>& inputs) const;
   void poison_outputs(int slot, unsigned char pattern);  // floats get NaN, other types `pattern` bytes
   std::vector<TensorData> read_outputs(int slot) const;
+  // Guard zones around every buffer (4 KiB of a known byte): a write out of bounds shows here.
+  bool guards_intact() const;
+  void reset_guards();
 
  private:
   const Program& p_;
@@ -38,6 +41,8 @@ class SharedBuffers {
   unsigned char* base_ = nullptr;
   std::vector<std::vector<size_t>> offsets_;  // per slot, per argument
   std::vector<size_t> sizes_;                 // per argument
+  static constexpr size_t kGuardBytes = 4096;
+  static constexpr unsigned char kGuardByte = 0xC3;
 };
 
 }  // namespace ekb

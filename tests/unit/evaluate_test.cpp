@@ -102,6 +102,18 @@ TEST(Evaluate, ThreadWritingAfterReturnIsWrong) {
   EXPECT_EQ(e.status, "wrong") << e.message;
 }
 
+TEST(Evaluate, OutOfBoundsWriteIsCaught) {
+  Evaluation e = eval(std::string(kCorrect) + "\n  y[n + 100] = 1.0f;");
+  EXPECT_EQ(e.status, "out of bounds") << e.message;
+}
+
+TEST(Evaluate, ReadingAnotherBuffersMemoryFails) {
+  // Copies what lies two buffers further on (the other slot's output of an earlier call, or past the
+  // mapping): stale or a crash, never a pass.
+  Evaluation e = eval("  for (int i = 0; i < n; ++i) y[i] = y[i + 18432];");
+  EXPECT_TRUE(e.status == "wrong" || e.status == "crash") << e.status << ": " << e.message;
+}
+
 TEST(Evaluate, CrashIsClassified) {
   Evaluation e = eval("  if (x[0] < 1e30f) *(volatile int*)0 = 1;");
   EXPECT_EQ(e.status, "crash") << e.message;
