@@ -1,7 +1,9 @@
 // The comparison rule (see compare.h).
 #include "harness/compare.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace ekb {
 
@@ -13,6 +15,44 @@ double tolerance_for(DType t) {
     case DType::bf16: return 3e-2;
     default: return 0;
   }
+}
+
+namespace {
+// The tensors an expression reads.
+void tensors_read(const Expr& e, std::vector<int>& out) {
+  if (e.kind == ExprKind::access && e.id >= 0) out.push_back(e.id);
+  for (const auto& a : e.args) tensors_read(*a, out);
+}
+
+double terms_of(const Program& p, int tensor, std::map<int, double>& memo) {
+  auto it = memo.find(tensor);
+  if (it != memo.end()) return it->second;
+  memo[tensor] = 1;  // (a cycle cannot happen in a checked program; this guards the recursion anyway)
+  double terms = 1;
+  for (const auto& s : p.stages) {
+    if (s.tensor != tensor) continue;
+    double own = 1;
+    for (const auto& v : s.vars)
+      if (v.reduction) own *= static_cast<double>(std::max<int64_t>(v.extent, 1));
+    double below = 1;
+    std::vector<int> reads;
+    if (s.body) tensors_read(*s.body, reads);
+    for (int t : reads) below = std::max(below, terms_of(p, t, memo));
+    terms = std::min(own * below, 1e15);
+  }
+  memo[tensor] = terms;
+  return terms;
+}
+}  // namespace
+
+double reduction_terms(const Program& p, int tensor) {
+  std::map<int, double> memo;
+  return terms_of(p, tensor, memo);
+}
+
+double tolerance_for(const Program& p, int tensor) {
+  double base = tolerance_for(p.tensors[tensor].dtype);
+  return base * std::max(1.0, std::sqrt(reduction_terms(p, tensor) / 1024.0));
 }
 
 namespace {
@@ -34,7 +74,8 @@ std::vector<OutputComparison> compare_outputs(const Program& p, const std::vecto
     const TensorData& g = got[k];
     OutputComparison c;
     c.name = w.name;
-    c.tolerance = tolerance_for(w.dtype) * tolerance_scale;
+    int tensor = k < p.outputs.size() ? p.outputs[k] : p.find_tensor(w.name);
+    c.tolerance = (tensor >= 0 ? tolerance_for(p, tensor) : tolerance_for(w.dtype)) * tolerance_scale;
     int64_t n = w.size();
     if (g.size() != n) {
       c.pass = false;

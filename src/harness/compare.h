@@ -1,6 +1,9 @@
-// Comparing a kernel's outputs with the float64 reference, in one place. The rule:
+// Comparing a kernel's outputs with the float64 reference, in one place (docs/metrics.md). The rule:
 //   floats: error_i = |got_i - ref_i| / (|ref_i| + rms(ref)), and the output passes when
-//           max error <= tolerance(dtype): f64 1e-9, f32 1e-4, f16 1e-2, bf16 3e-2.
+//           max error <= tolerance(dtype) * max(1, sqrt(T / 1024)), with tolerance(dtype) f64 1e-9,
+//           f32 1e-4, f16 1e-2, bf16 3e-2, and T the number of terms the longest chain of
+//           reductions behind the output adds up (a sum over K of values that are sums over L: K*L;
+//           rounding errors grow like its square root).
 //           A NaN or infinity where the reference is finite fails.
 //   integers and bool: exact, except that an output computed through a float-to-integer conversion
 //           may differ by 1 (rounding of values that sit on a tie in float64 but not in float32).
@@ -25,6 +28,9 @@ struct OutputComparison {
 };
 
 double tolerance_for(DType t);
+// The reduction depth T above, and the tolerance of output (or any) tensor `tensor` of `p`.
+double reduction_terms(const Program& p, int tensor);
+double tolerance_for(const Program& p, int tensor);
 // `tolerance_scale` widens the rule when `want` is itself a float32 kernel's result (the harness
 // compares a candidate with the baseline on inputs the reference never saw: 2).
 std::vector<OutputComparison> compare_outputs(const Program& p, const std::vector<TensorData>& got,

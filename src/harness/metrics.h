@@ -1,0 +1,36 @@
+// The numbers ekb reports, computed in one place (docs/metrics.md defines them): Compile@k and
+// Correct@k (the unbiased pass@k estimator over n samples per task), Fast@p for each threshold p
+// (the share of tasks whose samples are correct with speedup strictly above p; failures count 0),
+// the geometric-mean speedup over correct samples, and the failures by kind.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ekb {
+
+struct SampleOutcome {
+  std::string task;
+  bool compiled = false, correct = false;
+  double speedup = 0;   // baseline time / candidate time, when correct
+  std::string status;   // "ok" or the failure kind
+};
+
+struct Metrics {
+  int tasks = 0, samples = 0;
+  double compile_at_k = 0, correct_at_k = 0;  // for the k asked for
+  std::map<std::string, double> fast;         // "0.0", "0.5", "0.8", "1.0", "1.5", "2.0" -> share of tasks
+  double geomean_speedup = 0;                 // over correct samples (0 when none)
+  std::map<std::string, int> failures;        // status -> samples
+};
+
+// The thresholds of Fast@p, as printed keys ("1.0").
+const std::vector<std::pair<std::string, double>>& fast_thresholds();
+
+// pass@k = 1 - C(n - c, k) / C(n, k): the chance that at least one of k samples drawn without
+// replacement from n, of which c pass, passes. k <= n.
+double pass_at_k(int n, int c, int k);
+
+Metrics compute_metrics(const std::vector<SampleOutcome>& samples, int k = 1);
+
+}  // namespace ekb
