@@ -12,8 +12,8 @@ PACKAGES=(
   libonnx-dev libonnx-testdata libprotobuf-dev
   # the CPU backend: clang/LLVM 19 in process (libclang-cpp + ORC LLJIT) and OpenMP for parallel loops
   llvm-19-dev libclang-19-dev libclang-cpp19-dev libomp-19-dev
-  # the harness: the sandbox candidate kernels run in (seccomp)
-  libseccomp-dev
+  # the harness: the sandbox candidate kernels run in (seccomp), the results store (SQLite)
+  libseccomp-dev libsqlite3-dev
   # peers the CPU benchmarks measure against (bench/)
   libopenblas-dev libxnnpack-dev libpthreadpool-dev
 )

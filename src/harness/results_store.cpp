@@ -1,0 +1,232 @@
+// SQLite schema and queries of the results store (results_store.h).
+#include "harness/results_store.h"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <ctime>
+#include <stdexcept>
+
+namespace ekb {
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// A prepared statement that finalizes itself.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const std::string& sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr) != SQLITE_OK)
+      throw std::runtime_error(std::string("results store: ") + sqlite3_errmsg(db));
+  }
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt& bind(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& bind(int i, double v) {
+    sqlite3_bind_double(s_, i, v);
+    return *this;
+  }
+  Stmt& bind(int i, int64_t v) {
+    sqlite3_bind_int64(s_, i, v);
+    return *this;
+  }
+  Stmt& bind(int i, int v) { return bind(i, static_cast<int64_t>(v)); }
+  bool step() {
+    int r = sqlite3_step(s_);
+    if (r == SQLITE_ROW) return true;
+    if (r == SQLITE_DONE) return false;
+    throw std::runtime_error(std::string("results store: ") + sqlite3_errmsg(db_));
+  }
+  std::string text(int i) const {
+    const unsigned char* t = sqlite3_column_text(s_, i);
+    return t ? reinterpret_cast<const char*>(t) : "";
+  }
+  double real(int i) const { return sqlite3_column_double(s_, i); }
+  int64_t integer(int i) const { return sqlite3_column_int64(s_, i); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* s_ = nullptr;
+};
+
+nlohmann::json timing_json(const TimingStats& t) { return t.ms; }
+
+TimingStats timing_from(const std::string& text) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  std::vector<double> ms;
+  if (j.is_array())
+    for (const auto& v : j) ms.push_back(v.get<double>());
+  return summarize_times(ms);
+}
+
+}  // namespace
+
+ResultsStore::ResultsStore(const std::string& path) : path_(path) {
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    std::string err = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw std::runtime_error("cannot open the results store " + path + ": " + err);
+  }
+  sqlite3_busy_timeout(db_, 10000);
+  try {
+    // A file that is not a SQLite database fails here, before anything is written.
+    int64_t version = 0;
+    {
+      Stmt s(db_, "PRAGMA user_version");
+      if (s.step()) version = s.integer(0);
+    }
+    int64_t tables = 0;
+    {
+      Stmt t(db_, "SELECT count(*) FROM sqlite_master");
+      if (t.step()) tables = t.integer(0);
+    }
+    if (version == 0 && tables > 0)
+      throw std::runtime_error("it is a SQLite database, but not an ekb results store (it has other tables)");
+    if (version > kSchemaVersion)
+      throw std::runtime_error("it was written by a newer ekb (schema " + std::to_string(version) + ")");
+    exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=NORMAL");
+    if (version == 0) {
+      exec("BEGIN");
+      exec("CREATE TABLE runs (id INTEGER PRIMARY KEY, created TEXT NOT NULL, key TEXT NOT NULL, backend TEXT NOT NULL, "
+           "device TEXT NOT NULL, env TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0)");
+      exec("CREATE TABLE attempts (run INTEGER NOT NULL REFERENCES runs(id), task TEXT NOT NULL, sample INTEGER NOT NULL, "
+           "candidate TEXT NOT NULL, candidate_hash TEXT NOT NULL, status TEXT NOT NULL, message TEXT NOT NULL, "
+           "compile_ms REAL, candidate_ms TEXT NOT NULL, baseline_ms TEXT NOT NULL, speedup REAL, peak_rss INTEGER, "
+           "comparisons TEXT NOT NULL, created TEXT NOT NULL, PRIMARY KEY (run, task, sample))");
+      exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
+      exec("COMMIT");
+    }
+  } catch (const std::exception& e) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw std::runtime_error("results store " + path + ": " + e.what() + "; the file was left as it is");
+  }
+}
+
+ResultsStore::~ResultsStore() {
+  if (db_) sqlite3_close(db_);
+}
+
+void ResultsStore::exec(const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw std::runtime_error(msg);
+  }
+}
+
+RunInfo ResultsStore::open_run(const std::string& key, const std::string& backend, const std::string& device,
+                               const nlohmann::json& env) {
+  {
+    Stmt s(db_, "SELECT id FROM runs WHERE key = ? AND finished = 0 ORDER BY id DESC LIMIT 1");
+    s.bind(1, key);
+    if (s.step()) return *run(s.integer(0));
+  }
+  Stmt ins(db_, "INSERT INTO runs (created, key, backend, device, env) VALUES (?, ?, ?, ?, ?)");
+  ins.bind(1, now_utc()).bind(2, key).bind(3, backend).bind(4, device).bind(5, env.dump());
+  ins.step();
+  return *run(sqlite3_last_insert_rowid(db_));
+}
+
+void ResultsStore::finish_run(int64_t id) {
+  Stmt s(db_, "UPDATE runs SET finished = 1 WHERE id = ?");
+  s.bind(1, id);
+  s.step();
+}
+
+bool ResultsStore::has_attempt(int64_t run, const std::string& task, int sample) {
+  Stmt s(db_, "SELECT 1 FROM attempts WHERE run = ? AND task = ? AND sample = ?");
+  s.bind(1, run).bind(2, task).bind(3, sample);
+  return s.step();
+}
+
+void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
+  nlohmann::json cmp = nlohmann::json::array();
+  for (const auto& c : a.eval.comparisons)
+    cmp.push_back({{"name", c.name}, {"max_abs", c.max_abs_error}, {"max_rel", c.max_rel_error}, {"tolerance", c.tolerance},
+                   {"pass", c.pass}});
+  Stmt s(db_,
+         "INSERT OR IGNORE INTO attempts (run, task, sample, candidate, candidate_hash, status, message, compile_ms, "
+         "candidate_ms, baseline_ms, speedup, peak_rss, comparisons, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  s.bind(1, run).bind(2, a.task).bind(3, a.sample).bind(4, a.candidate_path).bind(5, a.candidate_hash);
+  s.bind(6, a.eval.status).bind(7, a.eval.message).bind(8, a.eval.compile_ms);
+  s.bind(9, timing_json(a.eval.candidate).dump()).bind(10, timing_json(a.eval.baseline).dump()).bind(11, a.eval.speedup);
+  s.bind(12, static_cast<int64_t>(a.eval.candidate_peak_rss)).bind(13, cmp.dump()).bind(14, now_utc());
+  s.step();  // a single statement is its own transaction
+}
+
+std::optional<RunInfo> ResultsStore::run(int64_t id) {
+  Stmt s(db_, "SELECT id, created, key, backend, device, env, finished FROM runs WHERE id = ?");
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  RunInfo r;
+  r.id = s.integer(0);
+  r.created = s.text(1);
+  r.key = s.text(2);
+  r.backend = s.text(3);
+  r.device = s.text(4);
+  r.env = nlohmann::json::parse(s.text(5), nullptr, false);
+  r.finished = s.integer(6) != 0;
+  return r;
+}
+
+std::vector<RunInfo> ResultsStore::runs() {
+  std::vector<RunInfo> out;
+  std::vector<int64_t> ids;
+  {
+    Stmt s(db_, "SELECT id FROM runs ORDER BY id");
+    while (s.step()) ids.push_back(s.integer(0));
+  }
+  for (int64_t id : ids) out.push_back(*run(id));
+  return out;
+}
+
+std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
+  Stmt s(db_,
+         "SELECT task, sample, candidate, candidate_hash, status, message, compile_ms, candidate_ms, baseline_ms, speedup, "
+         "peak_rss, comparisons FROM attempts WHERE run = ? ORDER BY task, sample");
+  s.bind(1, run);
+  std::vector<AttemptRecord> out;
+  while (s.step()) {
+    AttemptRecord a;
+    a.task = s.text(0);
+    a.sample = static_cast<int>(s.integer(1));
+    a.candidate_path = s.text(2);
+    a.candidate_hash = s.text(3);
+    a.eval.status = s.text(4);
+    a.eval.message = s.text(5);
+    a.eval.compile_ms = s.real(6);
+    a.eval.candidate = timing_from(s.text(7));
+    a.eval.baseline = timing_from(s.text(8));
+    a.eval.speedup = s.real(9);
+    a.eval.candidate_peak_rss = static_cast<uint64_t>(s.integer(10));
+    auto cmp = nlohmann::json::parse(s.text(11), nullptr, false);
+    if (cmp.is_array())
+      for (const auto& c : cmp) {
+        OutputComparison oc;
+        oc.name = c.value("name", "");
+        oc.max_abs_error = c.value("max_abs", 0.0);
+        oc.max_rel_error = c.value("max_rel", 0.0);
+        oc.tolerance = c.value("tolerance", 0.0);
+        oc.pass = c.value("pass", false);
+        a.eval.comparisons.push_back(oc);
+      }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace ekb

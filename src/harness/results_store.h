@@ -1,0 +1,58 @@
+// The results store: one SQLite file (WAL), holding runs (with the arguments that define them and a
+// snapshot of the environment) and one row per attempt (task, sample) with its outcome and every
+// timed call. An attempt is written in its own transaction when it ends, so a run killed at any
+// moment loses at most the attempt in flight; started again with the same arguments it continues the
+// same run, skipping what is stored, and nothing is counted twice (the key is (run, task, sample)).
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/evaluate.h"
+
+struct sqlite3;
+
+namespace ekb {
+
+struct AttemptRecord {
+  std::string task;
+  int sample = 0;
+  std::string candidate_path, candidate_hash;
+  Evaluation eval;
+};
+
+struct RunInfo {
+  int64_t id = 0;
+  std::string created, key, backend, device;
+  nlohmann::json env;
+  bool finished = false;
+};
+
+class ResultsStore {
+ public:
+  // Opens (creating) the file; a file that is not an ekb results store is an error naming it, and is
+  // left as it is.
+  explicit ResultsStore(const std::string& path);
+  ~ResultsStore();
+  ResultsStore(const ResultsStore&) = delete;
+  ResultsStore& operator=(const ResultsStore&) = delete;
+
+  // The unfinished run with this key (the canonical arguments), or a new one.
+  RunInfo open_run(const std::string& key, const std::string& backend, const std::string& device, const nlohmann::json& env);
+  void finish_run(int64_t run);
+  bool has_attempt(int64_t run, const std::string& task, int sample);
+  void add_attempt(int64_t run, const AttemptRecord& a);  // one transaction
+
+  std::vector<RunInfo> runs();
+  std::optional<RunInfo> run(int64_t id);
+  std::vector<AttemptRecord> attempts(int64_t run);
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  void exec(const std::string& sql);
+};
+
+}  // namespace ekb
