@@ -34,5 +34,8 @@ void register_fmt(CLI::App& app, Globals& g);
 void register_interp(CLI::App& app, Globals& g);
 void register_list(CLI::App& app, Globals& g);
 void register_show(CLI::App& app, Globals& g);
+void register_eval(CLI::App& app, Globals& g);
+void register_results(CLI::App& app, Globals& g);
+void register_devices(CLI::App& app, Globals& g);
 
 }  // namespace ekb::cli

@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
   ekb::cli::register_interp(app, g);
   ekb::cli::register_list(app, g);
   ekb::cli::register_show(app, g);
+  ekb::cli::register_eval(app, g);
+  ekb::cli::register_results(app, g);
+  ekb::cli::register_devices(app, g);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -10,6 +10,8 @@
 #include <memory>
 #include <random>
 
+#include <unistd.h>
+
 #include "harness/shared_buffers.h"
 #include "harness/worker_client.h"
 #include "interp/reference.h"
@@ -34,6 +36,13 @@ const char* status_name(Failure f) {
   }
 }
 
+uint64_t flush_size(const EvalOptions& o) {
+  if (o.flush_bytes) return o.flush_bytes;
+  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  // (Virtual machines can report odd cache sizes: 64 MiB at most.)
+  return std::clamp<uint64_t>(l3 > 0 ? 2 * static_cast<uint64_t>(l3) : 64ull << 20, 8ull << 20, 64ull << 20);
+}
+
 // One kernel in its worker, with two argument slots.
 struct Side {
   std::unique_ptr<WorkerProcess> w;
@@ -52,7 +61,11 @@ struct Side {
       r = w->request({{"op", "buffers"}, {"bytes", buf->bytes()}, {"sets", buf->layout()}}, 30000, buf->fd());
     }
     if (r.ok())
-      r = w->request({{"op", "sandbox"}, {"threads", o.threads}, {"memory_budget", o.memory_budget}, {"cpu_seconds", o.cpu_seconds}},
+      r = w->request({{"op", "sandbox"},
+                      {"threads", o.threads},
+                      {"memory_budget", o.memory_budget},
+                      {"cpu_seconds", o.cpu_seconds},
+                      {"flush_bytes", flush_size(o)}},
                      60000);
     if (!r.ok()) failure = r;
     return r.ok();

@@ -24,9 +24,10 @@ struct EvalOptions {
   int threads = 1;
   uint64_t memory_budget = 512ull << 20;  // the candidate's own allocations, beyond its arguments
   int input_sets = 3;                     // reference seeds 1..input_sets
-  double min_seconds = 0.2;               // measured time per side, at least
-  int min_reps = 10, max_reps = 2000;
-  double max_wall_seconds = 20;           // the timing phase stops here whatever min_reps says
+  double min_seconds = 0.1;               // measured time per side, at least
+  int min_reps = 15, max_reps = 400;
+  double max_wall_seconds = 5;            // the timing phase stops here (after 3 reps at least)
+  uint64_t flush_bytes = 0;               // the buffer a cache flush touches; 0: twice the last-level cache, 8 MiB at least
   int call_timeout_ms = 10000;            // one kernel call
   double cpu_seconds = 120;               // the worker's CPU time limit
 };

@@ -1,0 +1,211 @@
+// `ekb eval DIR`: every submission in DIR checked and timed against its task's baseline (each in a
+// sandboxed worker), stored in the results store as it ends, then the metrics; resumable.
+// `ekb results [RUN]`: what the store holds. `ekb devices`: the device profiles.
+#include <fmt/format.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/eval_report.h"
+#include "codegen/c_printer.h"
+#include "codegen/dialect.h"
+#include "harness/device_profiles.h"
+#include "harness/evaluate.h"
+#include "harness/results_store.h"
+#include "harness/submissions.h"
+#include "interp/reference.h"
+#include "ir/check.h"
+#include "lower/graph.h"
+#include "schedule/choice.h"
+#include "util/diagnostics.h"
+#include "util/progress.h"
+
+#ifndef EKB_GIT_COMMIT
+#define EKB_GIT_COMMIT "unknown"
+#endif
+
+namespace ekb::cli {
+
+namespace {
+
+std::string default_db() {
+  const char* env = std::getenv("EKB_DB");
+  return env && *env ? env : "ekb_results.db";
+}
+
+std::string hash_hex(const std::string& text) {
+  return fmt::format("{:016x}", XXH3_64bits(text.data(), text.size()));
+}
+
+nlohmann::json environment(const DeviceProfile& dev) {
+  std::string cpu = "unknown";
+  std::ifstream f("/proc/cpuinfo");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("model name", 0) == 0) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  return {{"cpu", cpu},
+          {"cores", sysconf(_SC_NPROCESSORS_ONLN)},
+          {"host", host},
+          {"ekb_commit", EKB_GIT_COMMIT},
+          {"compiler", make_default_c_compiler()->name()},
+          {"device", {{"name", dev.name}, {"threads", dev.threads}, {"memory_budget", dev.memory_budget}}}};
+}
+
+// The C of a submission (lowered from its IR with its own schedule, or its raw source wrapped in the
+// ABI), or an attempt that failed before any code ran.
+bool candidate_c(const Submission& s, const Task& t, std::string& c, bool& cplusplus, Evaluation& failed) {
+  try {
+    if (s.kind == "ekb") {
+      auto prog = load_program(std::make_shared<SourceFile>(s.path, s.text));
+      if (l0_hash(*prog) != l0_hash(*t.program)) {
+        failed.status = "mismatch";
+        failed.message = fmt::format("its L0 (compute) differs from task `{}`'s; only the schedule and memory layers may change",
+                                     t.name);
+        return false;
+      }
+      c = codegen::print_c(lower_with(*prog, "cpu", choose_schedule(*prog, "cpu", "")), codegen::c_dialect());
+      cplusplus = false;
+    } else {
+      lower::Graph g = lower::build_graph(*t.program);
+      cplusplus = s.kind == "cpp";
+      c = codegen::raw_submission_source(s.text, cplusplus, g.inputs, g.outputs, codegen::c_dialect());
+    }
+    return true;
+  } catch (const DiagnosticError& e) {
+    failed.status = "compile";
+    failed.message = e.diagnostics().render_all();
+  } catch (const std::exception& e) {
+    failed.status = "compile";
+    failed.message = e.what();
+  }
+  return false;
+}
+
+std::string baseline_c(const Task& t) {
+  return codegen::print_c(lower_with(*t.program, "cpu", choose_schedule(*t.program, "cpu", "default")), codegen::c_dialect());
+}
+
+}  // namespace
+
+void register_eval(CLI::App& app, Globals& g) {
+  auto* cmd = app.add_subcommand("eval", "Check and time every submission in DIR against its task's baseline (each kernel in a "
+                                         "sandboxed worker process), store the attempts, print the metrics. Resumable: run it "
+                                         "again with the same arguments after an interruption.");
+  struct Opts {
+    std::string dir, backend = "cpu", device = "host", tasks, db = default_db();
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("DIR", o->dir, "submissions: TASK.ekb, TASK.c or TASK.cpp, several samples as TASK.s0.c, TASK.s1.ekb...")
+      ->required();
+  cmd->add_option("--backend", o->backend, "cpu (default)")->option_text("B");
+  cmd->add_option("--device", o->device, "a device profile (`ekb devices`; default host)")->option_text("PROFILE");
+  cmd->add_option("--tasks", o->tasks, "only tasks matching this glob, e.g. 'conv*'")->option_text("GLOB");
+  cmd->add_option("--db", o->db, "the results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
+  cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
+  cmd->callback([o, &g] {
+    if (o->backend != "cpu") throw std::runtime_error(fmt::format("backend `{}` is not available yet; use cpu", o->backend));
+    DeviceProfile dev = find_device(o->device);
+    Suite suite = g.load_suite();
+    SubmissionSet subs = scan_submissions(o->dir, suite, o->tasks);
+    for (const auto& p : subs.problems) std::cerr << "ekb eval: " << p << "\n";
+    nlohmann::json key = {{"command", "eval"}, {"dir", std::filesystem::absolute(o->dir).lexically_normal().string()},
+                          {"backend", o->backend}, {"device", dev.name}, {"tasks", o->tasks}};
+    for (const auto& s : subs.items) key["files"].push_back({s.path, hash_hex(s.text)});
+    ResultsStore store(o->db);
+    RunInfo run = store.open_run(key.dump(), o->backend, dev.name, environment(dev));
+    EvalOptions eo;
+    eo.threads = dev.threads;
+    eo.memory_budget = dev.memory_budget;
+    Progress progress("eval", subs.items.size());
+    size_t failures = 0;
+    for (const auto& s : subs.items) {
+      std::string label = fmt::format("{} sample {}", s.task, s.sample);
+      if (store.has_attempt(run.id, s.task, s.sample)) {
+        progress.step(label + " (stored)", failures);
+        continue;
+      }
+      const Task& t = *suite.find(s.task);
+      AttemptRecord a;
+      a.task = s.task;
+      a.sample = s.sample;
+      a.candidate_path = s.path;
+      a.candidate_hash = hash_hex(s.text);
+      std::string c;
+      bool cpp = false;
+      if (candidate_c(s, t, c, cpp, a.eval)) {
+        try {
+          a.eval = evaluate(*t.program, c, cpp, baseline_c(t), eo);
+        } catch (const std::exception& e) {
+          a.eval.status = "internal";
+          a.eval.message = e.what();
+        }
+      }
+      failures += a.eval.status != "ok";
+      store.add_attempt(run.id, a);
+      progress.step(label + ": " + a.eval.status, failures);
+    }
+    progress.finish();
+    store.finish_run(run.id);
+    auto attempts = store.attempts(run.id);
+    if (o->json) std::cout << report_json(*store.run(run.id), attempts, subs.problems).dump(2) << "\n";
+    else print_report(*store.run(run.id), attempts, subs.problems);
+  });
+}
+
+void register_results(CLI::App& app, Globals&) {
+  auto* cmd = app.add_subcommand("results", "What the results store holds: every run, or one run's attempts and metrics.");
+  struct Opts {
+    int64_t run = 0;
+    std::string db = default_db();
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("RUN", o->run, "a run id (default: list the runs)");
+  cmd->add_option("--db", o->db, "the results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
+  cmd->add_flag("--json", o->json, "print JSON");
+  cmd->callback([o] {
+    if (!std::filesystem::exists(o->db)) throw std::runtime_error(fmt::format("no results store at {}", o->db));
+    ResultsStore store(o->db);
+    if (o->run == 0) {
+      nlohmann::json all = nlohmann::json::array();
+      for (const auto& r : store.runs()) {
+        auto attempts = store.attempts(r.id);
+        Metrics m = compute_metrics(outcomes_of(attempts));
+        all.push_back({{"run", r.id}, {"created", r.created}, {"backend", r.backend}, {"device", r.device},
+                       {"finished", r.finished}, {"tasks", m.tasks}, {"samples", m.samples}, {"correct_at_1", m.correct_at_k},
+                       {"fast_1_0", m.fast["1.0"]}});
+        if (!o->json)
+          std::cout << fmt::format("run {:>4}  {}  {:<4} {:<9} {:>4} tasks {:>4} samples  Correct@1 {:5.1f}%  Fast@1.0 {:5.1f}%{}\n",
+                                   r.id, r.created, r.backend, r.device, m.tasks, m.samples, 100 * m.correct_at_k,
+                                   100 * m.fast["1.0"], r.finished ? "" : "  (unfinished)");
+      }
+      if (o->json) std::cout << all.dump(2) << "\n";
+      return;
+    }
+    auto r = store.run(o->run);
+    if (!r) throw std::runtime_error(fmt::format("no run {} in {}", o->run, o->db));
+    auto attempts = store.attempts(r->id);
+    if (o->json) std::cout << report_json(*r, attempts, {}).dump(2) << "\n";
+    else print_report(*r, attempts, {});
+  });
+}
+
+void register_devices(CLI::App& app, Globals&) {
+  auto* cmd = app.add_subcommand("devices", "The device profiles this machine can run (for --device).");
+  cmd->callback([] {
+    for (const auto& d : device_profiles())
+      std::cout << fmt::format("{:<10} {:<4} threads {:<3} budget {:>5} MiB  {}\n", d.name, d.backend, d.threads,
+                               d.memory_budget >> 20, d.description);
+  });
+}
+
+}  // namespace ekb::cli

@@ -1,0 +1,30 @@
+// The built-in device profiles.
+#include "harness/device_profiles.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <thread>
+
+namespace ekb {
+
+std::vector<DeviceProfile> device_profiles() {
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return {
+      {"host", "cpu", fmt::format("this machine's CPU, all {} cores, 4 GiB for a candidate's own allocations", cores), cores,
+       4ull << 30},
+      {"edge-cpu", "cpu", "an edge-class CPU budget on this machine: 2 threads, 512 MiB for a candidate's own allocations",
+       std::min(2, cores), 512ull << 20},
+  };
+}
+
+DeviceProfile find_device(const std::string& name) {
+  std::string known;
+  for (const auto& d : device_profiles()) {
+    if (d.name == name) return d;
+    known += (known.empty() ? "" : ", ") + d.name;
+  }
+  throw std::runtime_error(fmt::format("unknown device profile `{}` (known: {}; `ekb devices` lists them)", name, known));
+}
+
+}  // namespace ekb

@@ -1,0 +1,22 @@
+// Device profiles: what a run may use. On the edge every core and every byte is a budget, so a
+// profile fixes the thread count and the memory budget of a candidate's own allocations (beyond its
+// arguments). `ekb devices` lists them; `--device NAME` picks one.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ekb {
+
+struct DeviceProfile {
+  std::string name, backend, description;
+  int threads = 1;
+  uint64_t memory_budget = 0;  // bytes
+};
+
+// The profiles this machine can run (cpu: `host` with every core, `edge-cpu` with 2 threads and 512 MiB).
+std::vector<DeviceProfile> device_profiles();
+// The profile named `name`; throws listing the known ones.
+DeviceProfile find_device(const std::string& name);
+
+}  // namespace ekb

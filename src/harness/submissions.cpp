@@ -1,0 +1,77 @@
+// Scanning a submission directory (submissions.h).
+#include "harness/submissions.h"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <iterator>
+
+#include "util/strings.h"
+
+namespace ekb {
+
+namespace fs = std::filesystem;
+
+SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const std::string& tasks_glob) {
+  SubmissionSet out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw std::runtime_error(fmt::format("`{}` is not a directory of submissions", dir));
+  std::vector<std::string> names;
+  for (const auto& t : suite.tasks()) names.push_back(t.name);
+  std::map<std::pair<std::string, int>, std::string> seen;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir, ec)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& path : files) {
+    std::string file = path.filename().string();
+    if (file.starts_with(".")) continue;  // hidden files (editor swap files, .gitkeep)
+    if (!fs::is_regular_file(path, ec)) {
+      out.problems.push_back(fmt::format("{}: not a regular file", path.string()));
+      continue;
+    }
+    std::string ext = path.extension().string();
+    std::string kind = ext == ".ekb" ? "ekb" : ext == ".c" ? "c" : (ext == ".cpp" || ext == ".cc" || ext == ".cxx") ? "cpp" : "";
+    if (kind.empty()) {
+      out.problems.push_back(fmt::format("{}: not a submission (expected TASK.ekb, TASK.c or TASK.cpp, optionally TASK.sN.EXT)",
+                                         path.string()));
+      continue;
+    }
+    std::string stem = path.stem().string();
+    int sample = 0;
+    size_t dot = stem.rfind(".s");
+    if (dot != std::string::npos && dot + 2 < stem.size() &&
+        std::all_of(stem.begin() + static_cast<long>(dot) + 2, stem.end(), [](unsigned char c) { return std::isdigit(c); })) {
+      sample = std::stoi(stem.substr(dot + 2));
+      stem = stem.substr(0, dot);
+    }
+    if (!suite.find(stem)) {
+      std::string near = closest_match(stem, names);
+      out.problems.push_back(fmt::format("{}: no task named `{}`{}", path.string(), stem,
+                                         near.empty() ? "" : fmt::format(" (did you mean `{}`?)", near)));
+      continue;
+    }
+    if (!tasks_glob.empty() && fnmatch(tasks_glob.c_str(), stem.c_str(), 0) != 0) continue;
+    std::ifstream f(path, std::ios::binary);
+    std::string text = f ? std::string(std::istreambuf_iterator<char>(f), {}) : std::string();
+    if (!f.is_open() || f.bad()) {
+      out.problems.push_back(fmt::format("{}: cannot be read", path.string()));
+      continue;
+    }
+    auto [it, fresh] = seen.insert({{stem, sample}, path.string()});
+    if (!fresh) {
+      out.problems.push_back(fmt::format("{}: sample {} of `{}` is also given by {}", path.string(), sample, stem, it->second));
+      continue;
+    }
+    out.items.push_back({stem, path.string(), kind, sample, std::move(text)});
+  }
+  std::sort(out.items.begin(), out.items.end(),
+            [](const Submission& a, const Submission& b) { return std::tie(a.task, a.sample) < std::tie(b.task, b.sample); });
+  return out;
+}
+
+}  // namespace ekb

@@ -1,0 +1,112 @@
+// `ekb eval` end to end on a small submission directory: the JSON report's fields and figures, the
+// problems it reports, and resumption after SIGKILL (nothing lost, nothing counted twice).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string run(const std::string& args) {
+  std::string cmd = std::string(EKB_BINARY) + " " + args + " 2>/dev/null";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while (p && (n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  if (p) ::pclose(p);
+  return out;
+}
+
+const char* kTask = "imu_calibrate_16x128x6";
+const char* kCorrect = R"(#include <stdint.h>
+void ekb_kernel(const float* restrict X, const float* restrict Off, const float* restrict Gain, float* restrict Y, int32_t n) {
+  for (int i = 0; i < 16 * 128; ++i)
+    for (int a = 0; a < 6; ++a) Y[i * 6 + a] = (X[i * 6 + a] - Off[a]) * Gain[a];
+}
+)";
+const char* kIdentity = R"(#include <stdint.h>
+void ekb_kernel(const float* restrict X, const float* restrict Off, const float* restrict Gain, float* restrict Y, int32_t n) {
+  for (int i = 0; i < 16 * 128 * 6; ++i) Y[i] = X[i];
+}
+)";
+
+struct Dir {
+  fs::path path;
+  explicit Dir(const std::string& name) {
+    path = fs::temp_directory_path() / ("ekb-eval-" + std::to_string(::getpid()) + "-" + name);
+    fs::remove_all(path);
+    fs::create_directories(path / "subs");
+  }
+  ~Dir() { fs::remove_all(path); }
+  void write(const std::string& file, const std::string& text) const { std::ofstream(path / "subs" / file) << text; }
+  std::string args() const { return (path / "subs").string() + " --db " + (path / "r.db").string() + " --json"; }
+};
+
+TEST(EvalCommand, ReportsMetricsAndProblems) {
+  Dir d("report");
+  d.write(std::string(kTask) + ".c", kCorrect);
+  d.write(std::string(kTask) + ".s1.c", kIdentity);
+  d.write("no_such_task.c", kCorrect);
+  auto j = nlohmann::json::parse(run("eval " + d.args()), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << "not JSON";
+  EXPECT_EQ(j["tasks"], 1);
+  EXPECT_EQ(j["samples"], 2);
+  EXPECT_DOUBLE_EQ(j["compile_at_1"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(j["correct_at_1"].get<double>(), 0.5);
+  for (const char* p : {"0.0", "0.5", "0.8", "1.0", "1.5", "2.0"}) EXPECT_TRUE(j["fast"].contains(p)) << p;
+  EXPECT_DOUBLE_EQ(j["fast"]["0.0"].get<double>(), 0.5);
+  EXPECT_GT(j["geomean_speedup"].get<double>(), 0.0);
+  EXPECT_EQ(j["failures"]["wrong"], 1);
+  ASSERT_EQ(j["problems"].size(), 1u);
+  EXPECT_NE(j["problems"][0].get<std::string>().find("no task named `no_such_task`"), std::string::npos);
+  // `ekb results` reads the same run back.
+  auto r = nlohmann::json::parse(run("results 1 --db " + (d.path / "r.db").string() + " --json"), nullptr, false);
+  ASSERT_TRUE(r.is_object());
+  EXPECT_EQ(r["samples"], 2);
+}
+
+TEST(EvalCommand, ResumesAfterSigkillWithNothingLostOrCountedTwice) {
+  Dir d("resume");
+  for (int s = 0; s < 6; ++s) d.write(std::string(kTask) + ".s" + std::to_string(s) + ".c", kCorrect);
+  std::string cmd = std::string(EKB_BINARY) + " eval " + d.args();
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = ::open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Kill it once at least one attempt is stored (the store's WAL file appears with the first write).
+  auto t0 = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto out = run("results 1 --db " + (d.path / "r.db").string() + " --json");
+    auto j = nlohmann::json::parse(out, nullptr, false);
+    if (j.is_object() && j["samples"].get<int>() >= 1) break;
+  }
+  ::kill(pid, SIGKILL);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFSIGNALED(st)) << "eval finished before it could be killed";
+  auto j = nlohmann::json::parse(run("eval " + d.args()), nullptr, false);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["run"], 1);  // the same run, continued
+  EXPECT_EQ(j["samples"], 6);
+  EXPECT_DOUBLE_EQ(j["correct_at_1"].get<double>(), 1.0);
+  EXPECT_EQ(j["attempts"].size(), 6u);
+}
+
+}  // namespace
