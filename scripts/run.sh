@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The main job on embedded defaults (CPU only, no GPU, no LLM): installs what is missing, builds ekb,
-# lists the suite, checks that every task is sound, and evaluates one task's float64 reference.
-# Later issues replace the last steps with the end-to-end evaluation (`ekb run`).
+# The main job on embedded defaults (CPU backend, SQLite results in ./ekb_results.db, no GPU, no LLM):
+# installs what is missing, builds ekb, checks that every suite task is sound, and runs `ekb run`:
+# one task of every category evaluated end to end (sandboxed workers, checks against the float64
+# reference, interleaved timing against the baseline, the results store), then the metrics.
+# Extra arguments go to `ekb run` (e.g. --device edge-cpu, --db FILE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 ./scripts/build.sh ekb
 EKB=build/src/ekb
-$EKB list
 $EKB check --suite
-$EKB interp "${1:-mbv2_inverted_residual_28x28x32_t6}" --out build/reference
+$EKB run "$@"

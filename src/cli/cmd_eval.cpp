@@ -30,12 +30,12 @@
 
 namespace ekb::cli {
 
-namespace {
-
 std::string default_db() {
   const char* env = std::getenv("EKB_DB");
   return env && *env ? env : "ekb_results.db";
 }
+
+namespace {
 
 std::string hash_hex(const std::string& text) {
   return fmt::format("{:016x}", XXH3_64bits(text.data(), text.size()));
@@ -95,6 +95,48 @@ std::string baseline_c(const Task& t) {
 
 }  // namespace
 
+void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
+                    const std::string& db, bool json) {
+  ResultsStore store(db);
+  RunInfo run = store.open_run(key.dump(), dev.backend, dev.name, environment(dev));
+  EvalOptions eo;
+  eo.threads = dev.threads;
+  eo.memory_budget = dev.memory_budget;
+  Progress progress("eval", subs.items.size());
+  size_t failures = 0;
+  for (const auto& s : subs.items) {
+    std::string label = fmt::format("{} sample {}", s.task, s.sample);
+    if (store.has_attempt(run.id, s.task, s.sample)) {
+      progress.step(label + " (stored)", failures);
+      continue;
+    }
+    const Task& t = *suite.find(s.task);
+    AttemptRecord a;
+    a.task = s.task;
+    a.sample = s.sample;
+    a.candidate_path = s.path;
+    a.candidate_hash = hash_hex(s.text);
+    std::string c;
+    bool cpp = false;
+    if (candidate_c(s, t, c, cpp, a.eval)) {
+      try {
+        a.eval = evaluate(*t.program, c, cpp, baseline_c(t), eo);
+      } catch (const std::exception& e) {
+        a.eval.status = "internal";
+        a.eval.message = e.what();
+      }
+    }
+    failures += a.eval.status != "ok";
+    store.add_attempt(run.id, a);
+    progress.step(label + ": " + a.eval.status, failures);
+  }
+  progress.finish();
+  store.finish_run(run.id);
+  auto attempts = store.attempts(run.id);
+  if (json) std::cout << report_json(*store.run(run.id), attempts, subs.problems).dump(2) << "\n";
+  else print_report(*store.run(run.id), attempts, subs.problems);
+}
+
 void register_eval(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("eval", "Check and time every submission in DIR against its task's baseline (each kernel in a "
                                          "sandboxed worker process), store the attempts, print the metrics. Resumable: run it "
@@ -120,44 +162,7 @@ void register_eval(CLI::App& app, Globals& g) {
     nlohmann::json key = {{"command", "eval"}, {"dir", std::filesystem::absolute(o->dir).lexically_normal().string()},
                           {"backend", o->backend}, {"device", dev.name}, {"tasks", o->tasks}};
     for (const auto& s : subs.items) key["files"].push_back({s.path, hash_hex(s.text)});
-    ResultsStore store(o->db);
-    RunInfo run = store.open_run(key.dump(), o->backend, dev.name, environment(dev));
-    EvalOptions eo;
-    eo.threads = dev.threads;
-    eo.memory_budget = dev.memory_budget;
-    Progress progress("eval", subs.items.size());
-    size_t failures = 0;
-    for (const auto& s : subs.items) {
-      std::string label = fmt::format("{} sample {}", s.task, s.sample);
-      if (store.has_attempt(run.id, s.task, s.sample)) {
-        progress.step(label + " (stored)", failures);
-        continue;
-      }
-      const Task& t = *suite.find(s.task);
-      AttemptRecord a;
-      a.task = s.task;
-      a.sample = s.sample;
-      a.candidate_path = s.path;
-      a.candidate_hash = hash_hex(s.text);
-      std::string c;
-      bool cpp = false;
-      if (candidate_c(s, t, c, cpp, a.eval)) {
-        try {
-          a.eval = evaluate(*t.program, c, cpp, baseline_c(t), eo);
-        } catch (const std::exception& e) {
-          a.eval.status = "internal";
-          a.eval.message = e.what();
-        }
-      }
-      failures += a.eval.status != "ok";
-      store.add_attempt(run.id, a);
-      progress.step(label + ": " + a.eval.status, failures);
-    }
-    progress.finish();
-    store.finish_run(run.id);
-    auto attempts = store.attempts(run.id);
-    if (o->json) std::cout << report_json(*store.run(run.id), attempts, subs.problems).dump(2) << "\n";
-    else print_report(*store.run(run.id), attempts, subs.problems);
+    run_evaluation(suite, subs, key, dev, o->db, o->json);
   });
 }
 

@@ -1,9 +1,11 @@
 // `ekb run FILE|TASK --backend cpu [--schedule default|none|FILE]`: compile, run on generated inputs,
 // compare with the float64 reference, and time. Exit 0 when every output passes, 1 otherwise.
+// `ekb run` alone: the main job (run_main_job below).
 #include <fmt/format.h>
 
 #include <chrono>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include "cli/candidate_source.h"
@@ -16,6 +18,32 @@
 
 namespace ekb::cli {
 
+namespace {
+
+// The main job: the first task of every category, its default schedule as the candidate. Correct@1
+// must be 100%, and the speedups (the same code timed against itself) show how repeatable the
+// timing is on this machine.
+void run_main_job(const Globals& g, const std::string& device, const std::string& db) {
+  DeviceProfile dev = find_device(device);
+  Suite suite = g.load_suite();
+  SubmissionSet subs;
+  std::set<std::string> categories;
+  nlohmann::json key = {{"command", "run"}, {"device", dev.name}};
+  for (const auto& t : suite.tasks()) {
+    if (!categories.insert(t.category).second) continue;
+    subs.items.push_back({t.name, t.file.string(), "ekb", 0, t.text});
+    key["tasks"].push_back(t.name);
+  }
+  std::cout << fmt::format("ekb main job: {} tasks (one per category), each task's default schedule evaluated as a candidate "
+                           "against its baseline on device `{}` ({} threads), stored in {}.\n"
+                           "Candidate and baseline are the same code here: Correct@1 should be 100% and the speedups near 1.0 "
+                           "(their spread is the timing's repeatability on this machine).\n\n",
+                           subs.items.size(), dev.name, dev.threads, db);
+  run_evaluation(suite, subs, key, dev, db, false);
+}
+
+}  // namespace
+
 void register_run(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("run", "Compile a kernel with a schedule, run it on generated inputs, compare every output "
                                         "with the float64 reference and time it. Exit 0 when all outputs pass.");
@@ -23,9 +51,15 @@ void register_run(CLI::App& app, Globals& g) {
     std::string target, backend = "cpu", schedule, task;
     uint64_t seed = 1;
     int threads = 0;
+    std::string device = "host", db = default_db();
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("FILE|TASK", o->target, "an .ekb file, a suite task, or a raw .c / .cpp submission")->required();
+  cmd->add_option("FILE|TASK", o->target,
+                  "an .ekb file, a suite task, or a raw .c / .cpp submission; without it, the main job: one task of every "
+                  "category, each task's default schedule evaluated end to end as a candidate (sandboxed workers, checks, "
+                  "interleaved timing against the baseline, the results store)");
+  cmd->add_option("--device", o->device, "the main job's device profile (`ekb devices`; default host)")->option_text("PROFILE");
+  cmd->add_option("--db", o->db, "the main job's results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
   cmd->add_option("--task", o->task, "the task a raw source implements (default: its file name up to the first dot)")
       ->option_text("TASK");
   cmd->add_option("--backend", o->backend, "cpu (default)")->option_text("B");
@@ -36,6 +70,10 @@ void register_run(CLI::App& app, Globals& g) {
   cmd->add_option("--seed", o->seed, "input seed (default 1)")->option_text("N");
   cmd->add_option("--threads", o->threads, "threads the kernel may use (default: all cores)")->option_text("N");
   cmd->callback([o, &g] {
+    if (o->target.empty()) {
+      run_main_job(g, o->device, o->db);
+      return;
+    }
     std::unique_ptr<Suite> suite;
     CandidateSource cand = build_candidate(o->target, o->task, o->backend, o->schedule, g, suite);
     const Program& p = *cand.program;

@@ -6,7 +6,10 @@
 #include <string>
 
 #include "ir/program.h"
+#include "harness/device_profiles.h"
+#include "harness/submissions.h"
 #include "suite/suite.h"
+#include <nlohmann/json.hpp>
 
 namespace ekb::cli {
 
@@ -35,6 +38,11 @@ void register_interp(CLI::App& app, Globals& g);
 void register_list(CLI::App& app, Globals& g);
 void register_show(CLI::App& app, Globals& g);
 void register_eval(CLI::App& app, Globals& g);
+// What `ekb eval` does once the submissions are known (`ekb run` uses it for its main job): evaluate
+// each one not yet stored under `key` in the store `db`, then print the report (or JSON).
+void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
+                    const std::string& db, bool json);
+std::string default_db();  // $EKB_DB, else ./ekb_results.db
 void register_results(CLI::App& app, Globals& g);
 void register_devices(CLI::App& app, Globals& g);
 
