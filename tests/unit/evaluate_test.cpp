@@ -87,6 +87,20 @@ TEST(Evaluate, ResultsCachedByPointerAreStale) {
   EXPECT_EQ(e.status, "wrong") << e.message;
 }
 
+TEST(Evaluate, ResultsCachedByContentNeverHit) {
+  // Keyed by a hash of every input byte: each timing round's inputs are new content, so the cache
+  // never hits and the kernel has to compute. (A hit marks its output, so a hit would be `wrong`.)
+  Evaluation e = eval(R"(  static uint64_t keys[8]; static float cache[8][8192]; static int k;
+  uint64_t h = 1469598103934665603ull;
+  const unsigned char* b = (const unsigned char*)x;
+  for (int i = 0; i < n * 4; ++i) h = (h ^ b[i]) * 1099511628211ull;
+  for (int s = 0; s < k; ++s) if (keys[s] == h) { memcpy(y, cache[s], sizeof cache[s]); y[0] = -12345.0f; return; }
+  for (int i = 0; i < n; ++i) y[i] = x[i] * 2.0f + 1.0f;
+  if (k < 8) { keys[k] = h; memcpy(cache[k++], y, sizeof cache[0]); })",
+                      "#include <string.h>");
+  EXPECT_EQ(e.status, "ok") << e.message;
+}
+
 TEST(Evaluate, InputMutationIsCaught) {
   Evaluation e = eval(std::string(kCorrect) + "\n  x[17] = 0.0f;");
   EXPECT_EQ(e.status, "input mutated") << e.message;
