@@ -15,6 +15,8 @@ std::vector<DeviceProfile> device_profiles() {
        4ull << 30},
       {"edge-cpu", "cpu", "an edge-class CPU budget on this machine: 2 threads, 512 MiB for a candidate's own allocations",
        std::min(2, cores), 512ull << 20},
+      {"edge-1core", "cpu", "a single-core edge CPU budget on this machine: 1 thread, 256 MiB for a candidate's own allocations",
+       1, 256ull << 20},
   };
 }
 

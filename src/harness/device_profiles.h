@@ -14,7 +14,8 @@ struct DeviceProfile {
   uint64_t memory_budget = 0;  // bytes
 };
 
-// The profiles this machine can run (cpu: `host` with every core, `edge-cpu` with 2 threads and 512 MiB).
+// The profiles this machine can run (cpu: `host` with every core, `edge-cpu` with 2 threads and 512 MiB,
+// `edge-1core` with 1 thread and 256 MiB).
 std::vector<DeviceProfile> device_profiles();
 // The profile named `name`; throws listing the known ones.
 DeviceProfile find_device(const std::string& name);

@@ -36,6 +36,8 @@ const char* status_name(Failure f) {
   }
 }
 
+constexpr int kWarmupRounds = 3;
+
 uint64_t flush_size(const EvalOptions& o) {
   if (o.flush_bytes) return o.flush_bytes;
   long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -53,7 +55,7 @@ struct Side {
   bool out_of_bounds = false;
 
   bool start(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o) {
-    w = std::make_unique<WorkerProcess>();
+    w = std::make_unique<WorkerProcess>("", worker::worker_cpus(o.threads));
     buf = std::make_unique<SharedBuffers>(p, 2);
     Reply r = w->request({{"op", "compile"}, {"source", src}, {"cplusplus", cplusplus}}, 180000);
     if (r.ok()) {
@@ -187,7 +189,7 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
       }
       if (cand_turn && !cand.buf->inputs_equal(slot, in))
         return fail(e, "input mutated", fmt::format("timing round {}: the kernel changed its inputs", r + 1));
-      if (r > 0) {  // round 0 warms both up
+      if (r >= kWarmupRounds) {  // the first rounds warm both workers up (a fresh worker starts slow)
         s.ms.push_back(ms);
         (cand_turn ? cand_total : base_total) += ms / 1000.0;
       }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace ekb::worker {
 
@@ -32,8 +33,9 @@ struct Reply {
 
 class WorkerProcess {
  public:
-  // Starts `path` (empty: ekb-worker beside this program, or $EKB_WORKER). Throws when it cannot.
-  explicit WorkerProcess(const std::string& path = "");
+  // Starts `path` (empty: ekb-worker beside this program, or $EKB_WORKER), pinned to `cpus` (empty:
+  // not pinned) with one OpenMP thread per CPU. Throws when it cannot start it.
+  explicit WorkerProcess(const std::string& path = "", const std::vector<int>& cpus = {});
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
@@ -51,6 +53,10 @@ class WorkerProcess {
   Reply bury(Failure default_kind, const std::string& why);  // kill, reap, classify
   std::string drain_stderr();
 };
+
+// The first `threads` CPUs this process may run on: where every worker of a run is pinned, so that
+// the candidate and the baseline run on the same CPUs.
+std::vector<int> worker_cpus(int threads);
 
 // Where ekb-worker is: $EKB_WORKER, else beside the running program.
 std::string default_worker_path();
