@@ -15,6 +15,7 @@
 #include "codegen/dialect.h"
 #include "harness/device_profiles.h"
 #include "harness/evaluate.h"
+#include "harness/peak_rates.h"
 #include "harness/results_store.h"
 #include "harness/submissions.h"
 #include "interp/reference.h"
@@ -98,10 +99,18 @@ std::string baseline_c(const Task& t) {
 void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
                     const std::string& db, bool json) {
   ResultsStore store(db);
-  RunInfo run = store.open_run(key.dump(), dev.backend, dev.name, environment(dev));
+  if (!store.peaks(machine_id(), dev.name))
+    std::cerr << fmt::format("ekb: measuring this machine's peak rates for device `{}` (once; stored in {})...\n", dev.name, db);
+  PeakRates peaks = peak_rates(store, dev);
+  nlohmann::json env = environment(dev);
+  env["peak_gflops"] = peaks.gflops;
+  env["peak_gbps"] = peaks.gbps;
+  RunInfo run = store.open_run(key.dump(), dev.backend, dev.name, env);
   EvalOptions eo;
   eo.threads = dev.threads;
   eo.memory_budget = dev.memory_budget;
+  eo.peak_gflops = peaks.gflops;
+  eo.peak_gbps = peaks.gbps;
   Progress progress("eval", subs.items.size());
   size_t failures = 0;
   for (const auto& s : subs.items) {

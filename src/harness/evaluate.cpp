@@ -10,11 +10,13 @@
 #include <memory>
 #include <random>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include "harness/shared_buffers.h"
 #include "harness/worker_client.h"
 #include "interp/reference.h"
+#include "suite/figures.h"
 
 namespace ekb {
 
@@ -37,6 +39,9 @@ const char* status_name(Failure f) {
 }
 
 constexpr int kWarmupRounds = 3;
+// Measured peaks are what ekb's tuned kernels reach, a little under the hardware's: a candidate is
+// flagged only when it is faster than the bound by more than a third.
+constexpr double kRooflineSlack = 0.75;
 
 uint64_t flush_size(const EvalOptions& o) {
   if (o.flush_bytes) return o.flush_bytes;
@@ -54,8 +59,8 @@ struct Side {
   std::vector<double> ms;
   bool out_of_bounds = false;
 
-  bool start(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o) {
-    w = std::make_unique<WorkerProcess>("", worker::worker_cpus(o.threads));
+  bool start(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o, const std::vector<int>& cpus) {
+    w = std::make_unique<WorkerProcess>("", cpus);
     buf = std::make_unique<SharedBuffers>(p, 2);
     Reply r = w->request({{"op", "compile"}, {"source", src}, {"cplusplus", cplusplus}}, 180000);
     if (r.ok()) {
@@ -145,8 +150,29 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
     host_inputs.push_back(std::move(hb));
   }
 
+  // The harness thread runs on the workers' first CPU while it waits for them: a request then wakes
+  // the worker on the CPU it was sent from (no cross-CPU wake-up inside the timed interval, which on
+  // a virtual machine cost tens of microseconds, more or less depending on where each side slept).
+  // (The workers' CPUs are chosen before this thread is pinned: they inherit nothing from it.)
+  std::vector<int> cpus = worker::worker_cpus(o.threads);
+  cpu_set_t saved;
+  bool pinned = !cpus.empty() && sched_getaffinity(0, sizeof saved, &saved) == 0;
+  if (pinned) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpus[0], &one);
+    pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+  }
+  struct Restore {
+    bool on;
+    cpu_set_t set;
+    ~Restore() {
+      if (on) sched_setaffinity(0, sizeof set, &set);
+    }
+  } restore{pinned, saved};
+
   Side cand, base;
-  if (!cand.start(p, candidate_source, cplusplus, o))
+  if (!cand.start(p, candidate_source, cplusplus, o, cpus))
     return fail(e, status_name(cand.failure.failure), cand.failure.message);
   e.compile_ms = cand.compile_ms;
 
@@ -166,7 +192,7 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
   }
 
   // 2. The baseline, in its own worker (a baseline failure is not the candidate's).
-  if (!base.start(p, baseline_source, false, o))
+  if (!base.start(p, baseline_source, false, o, cpus))
     return fail(e, "baseline", std::string("the baseline failed: ") + base.failure.message);
 
   // 3. Interleaved timing on fresh inputs, the candidate checked against the baseline each round.
@@ -206,6 +232,15 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
   e.baseline = summarize_times(base.ms);
   e.speedup = e.candidate.median > 0 ? e.baseline.median / e.candidate.median : 0;
   e.candidate_peak_rss = cand.w->peak_rss();
+  if (o.peak_gflops > 0 && o.peak_gbps > 0) {
+    Figures f = compute_figures(p);
+    double bound_ms = std::max(f.flops / (o.peak_gflops * 1e6), static_cast<double>(f.bytes) / (o.peak_gbps * 1e6));
+    if (e.candidate.median < kRooflineSlack * bound_ms)
+      return fail(e, "invalid",
+                  fmt::format("measured {:.4f} ms, but {:.3g} flops and {} bytes need at least {:.4f} ms at this device's "
+                              "measured peaks ({:.1f} GFLOP/s, {:.1f} GB/s): the timing cannot be real",
+                              e.candidate.median, f.flops, f.bytes, bound_ms, o.peak_gflops, o.peak_gbps));
+  }
   return e;
 }
 

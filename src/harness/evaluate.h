@@ -30,12 +30,15 @@ struct EvalOptions {
   uint64_t flush_bytes = 0;               // the buffer a cache flush touches; 0: twice the last-level cache, 8 MiB at least
   int call_timeout_ms = 10000;            // one kernel call
   double cpu_seconds = 120;               // the worker's CPU time limit
+  // The device's measured peak rates (peak_rates.h); with both set, a candidate timed below 3/4 of
+  // the task's roofline bound is `invalid`.
+  double peak_gflops = 0, peak_gbps = 0;
 };
 
 struct Evaluation {
   // "ok", or the failure: compile, crash, timeout, denied, exited early, cpu limit, protocol,
-  // wrong (outputs), input mutated, out of bounds (a write beside its buffers), baseline (the
-  // baseline itself failed: not the candidate's fault)
+  // wrong (outputs), input mutated, out of bounds (a write beside its buffers), invalid (faster than
+  // the roofline bound allows), baseline (the baseline itself failed: not the candidate's fault)
   std::string status = "ok";
   std::string message;
   double compile_ms = 0;

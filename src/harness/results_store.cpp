@@ -108,6 +108,8 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
       exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
       exec("COMMIT");
     }
+    exec("CREATE TABLE IF NOT EXISTS peaks (machine TEXT NOT NULL, device TEXT NOT NULL, gflops REAL NOT NULL, "
+         "gbps REAL NOT NULL, measured TEXT NOT NULL, PRIMARY KEY (machine, device))");
   } catch (const std::exception& e) {
     sqlite3_close(db_);
     db_ = nullptr;
@@ -166,6 +168,19 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
   s.bind(9, timing_json(a.eval.candidate).dump()).bind(10, timing_json(a.eval.baseline).dump()).bind(11, a.eval.speedup);
   s.bind(12, static_cast<int64_t>(a.eval.candidate_peak_rss)).bind(13, cmp.dump()).bind(14, now_utc());
   s.step();  // a single statement is its own transaction
+}
+
+std::optional<std::tuple<double, double, std::string>> ResultsStore::peaks(const std::string& machine, const std::string& device) {
+  Stmt s(db_, "SELECT gflops, gbps, measured FROM peaks WHERE machine = ? AND device = ?");
+  s.bind(1, machine).bind(2, device);
+  if (!s.step()) return std::nullopt;
+  return std::make_tuple(s.real(0), s.real(1), s.text(2));
+}
+
+void ResultsStore::set_peaks(const std::string& machine, const std::string& device, double gflops, double gbps) {
+  Stmt s(db_, "INSERT OR REPLACE INTO peaks (machine, device, gflops, gbps, measured) VALUES (?, ?, ?, ?, ?)");
+  s.bind(1, machine).bind(2, device).bind(3, gflops).bind(4, gbps).bind(5, now_utc());
+  s.step();
 }
 
 std::optional<RunInfo> ResultsStore::run(int64_t id) {

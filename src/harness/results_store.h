@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ class ResultsStore {
   void finish_run(int64_t run);
   bool has_attempt(int64_t run, const std::string& task, int sample);
   void add_attempt(int64_t run, const AttemptRecord& a);  // one transaction
+
+  // Peak rates measured on `machine` for a device profile (peak_rates.h): GFLOP/s, GB/s, when.
+  std::optional<std::tuple<double, double, std::string>> peaks(const std::string& machine, const std::string& device);
+  void set_peaks(const std::string& machine, const std::string& device, double gflops, double gbps);
 
   std::vector<RunInfo> runs();
   std::optional<RunInfo> run(int64_t id);

@@ -61,6 +61,23 @@ TEST(Evaluate, CorrectCandidateIsTimedAgainstTheBaseline) {
   EXPECT_GT(e.compile_ms, 0.0);
 }
 
+TEST(Evaluate, FasterThanTheRooflineIsInvalid) {
+  // With peaks set absurdly low, an honest kernel's time is below the bound: the result is marked
+  // invalid (the bound is what makes a "150x" that cannot be real visible).
+  const Program& p = *program();
+  EvalOptions o = quick();
+  o.peak_gflops = 1e-3;
+  o.peak_gbps = 1e-3;
+  std::string src = "#include <stdint.h>\nvoid ekb_entry(void* const* args, int32_t t) { float* x = (float*)args[0]; "
+                    "float* y = (float*)args[1]; for (int i = 0; i < 8192; ++i) y[i] = x[i] * 2.0f + 1.0f; }\n";
+  Evaluation e = evaluate(p, src, false, baseline(), o);
+  EXPECT_EQ(e.status, "invalid") << e.message;
+  EXPECT_NE(e.message.find("cannot be real"), std::string::npos) << e.message;
+  o.peak_gflops = 1e6;  // at real peaks the same kernel is fine
+  o.peak_gbps = 1e6;
+  EXPECT_EQ(evaluate(p, src, false, baseline(), o).status, "ok");
+}
+
 TEST(Evaluate, NoOpIsWrong) {
   Evaluation e = eval("  (void)x; (void)y;");
   EXPECT_EQ(e.status, "wrong") << e.message;

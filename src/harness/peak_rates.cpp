@@ -1,0 +1,99 @@
+// Measuring peak rates with two tuned ekb kernels (the schedules of bench/sgemm and
+// bench/elementwise, at sizes whose float64 references stay quick), through evaluate() itself.
+#include "harness/peak_rates.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include "codegen/c_printer.h"
+#include "codegen/dialect.h"
+#include "harness/evaluate.h"
+#include "ir/check.h"
+#include "schedule/choice.h"
+#include "suite/figures.h"
+#include "util/source.h"
+
+namespace ekb {
+
+namespace {
+
+const char* kSgemm = R"(kernel peak_sgemm_512
+  dim M = 512, N = 512, K = 512
+  in A : f32[M, K]
+  in B : f32[K, N]
+  out C : f32[M, N]
+  C[m, n] = sum(k) A[m, k] * B[k, n]
+
+schedule cpu
+  C: tile m n 4 64 -> mo no mi ni; reorder no mo mi ni; parallel no
+  Cl: reorder k mi; unroll mi; split ni 16 -> nio niv; unroll nio; vectorize niv
+  Bp: vectorize ax2 16
+
+memory cpu
+  C: pack B 1 64 -> Bp; cache_write local at mo -> Cl
+  Bp: compute_at C no
+)";
+
+const char* kStream = R"(kernel peak_stream_16m
+  dim N = 16777216
+  const a = 1.5, b = 0.25
+  in X : f32[N]
+  out Y : f32[N]
+  Y[i] = X[i] * a + b
+
+schedule cpu
+  Y: split i 65536 -> io ii; vectorize ii 16; unroll ii_o 4; parallel io
+)";
+
+// The median time (ms) of `text`'s own schedule, and its figures.
+double time_kernel(const char* text, const DeviceProfile& dev, Figures* f) {
+  auto p = load_program(std::make_shared<SourceFile>("peak.ekb", text));
+  std::string c = codegen::print_c(lower_with(*p, "cpu", choose_schedule(*p, "cpu", "")), codegen::c_dialect());
+  EvalOptions o;
+  o.threads = dev.threads;
+  o.memory_budget = dev.memory_budget;
+  o.min_seconds = 0.3;
+  Evaluation e = evaluate(*p, c, false, c, o);
+  if (!e.correct()) throw std::runtime_error(fmt::format("measuring peak rates: `{}` failed: {} {}", p->name, e.status, e.message));
+  *f = compute_figures(*p);
+  return std::min(e.candidate.median, e.baseline.median);
+}
+
+}  // namespace
+
+std::string machine_id() {
+  std::string cpu = "unknown";
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  return fmt::format("{} | {} CPUs | {}", cpu, std::thread::hardware_concurrency(), host);
+}
+
+PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev) {
+  std::string machine = machine_id();
+  if (auto p = store.peaks(machine, dev.name)) return {std::get<0>(*p), std::get<1>(*p), std::get<2>(*p)};
+  Figures f;
+  PeakRates r;
+  double ms = time_kernel(kSgemm, dev, &f);
+  r.gflops = f.flops / (ms * 1e6);
+  ms = time_kernel(kStream, dev, &f);
+  r.gbps = static_cast<double>(f.bytes) / (ms * 1e6);
+  store.set_peaks(machine, dev.name, r.gflops, r.gbps);
+  r.measured = "now";
+  return r;
+}
+
+double roofline_ms(double flops, double bytes, const PeakRates& r) {
+  if (!r.known()) return 0;
+  return std::max(flops / (r.gflops * 1e6), bytes / (r.gbps * 1e6));
+}
+
+}  // namespace ekb

@@ -1,0 +1,29 @@
+// The peak rates a device profile is held to, measured on this machine (never typed in) and stored
+// in the results store: arithmetic (GFLOP/s) from a tuned 512^3 SGEMM and memory bandwidth (GB/s)
+// from a tuned 64 MiB streaming kernel, both ekb kernels run through the harness like any candidate.
+// With them every task has a roofline bound, max(flops / peak, bytes / bandwidth): a candidate
+// measured well below it cannot be real, and its result is marked invalid rather than fast.
+#pragma once
+#include <string>
+
+#include "harness/device_profiles.h"
+#include "harness/results_store.h"
+
+namespace ekb {
+
+struct PeakRates {
+  double gflops = 0, gbps = 0;
+  std::string measured;  // when (UTC)
+  bool known() const { return gflops > 0 && gbps > 0; }
+};
+
+// The stored rates for (this machine, `dev`), measuring and storing them first when missing.
+PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev);
+
+// What identifies this machine for its stored peaks: CPU model, CPU count, host name.
+std::string machine_id();
+
+// The shortest time (ms) a task with these figures can take at these rates.
+double roofline_ms(double flops, double bytes, const PeakRates& r);
+
+}  // namespace ekb
