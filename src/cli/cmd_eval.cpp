@@ -2,11 +2,9 @@
 // sandboxed worker), stored in the results store as it ends, then the metrics; resumable.
 // `ekb results [RUN]`: what the store holds. `ekb devices`: the device profiles.
 #include <fmt/format.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -43,18 +41,10 @@ std::string hash_hex(const std::string& text) {
 }
 
 nlohmann::json environment(const DeviceProfile& dev) {
-  std::string cpu = "unknown";
-  std::ifstream f("/proc/cpuinfo");
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("model name", 0) == 0) {
-      cpu = line.substr(line.find(':') + 2);
-      break;
-    }
-  char host[256] = "";
-  gethostname(host, sizeof host - 1);
-  return {{"cpu", cpu},
-          {"cores", sysconf(_SC_NPROCESSORS_ONLN)},
-          {"host", host},
+  HostFacts h = host_facts();
+  return {{"cpu", h.cpu_model},
+          {"cores", h.cpus},
+          {"host", h.host_name},
           {"ekb_commit", EKB_GIT_COMMIT},
           {"compiler", make_default_c_compiler()->name()},
           {"device", {{"name", dev.name}, {"threads", dev.threads}, {"memory_budget", dev.memory_budget}}}};

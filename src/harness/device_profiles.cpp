@@ -3,10 +3,29 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
 namespace ekb {
+
+HostFacts host_facts() {
+  HostFacts h;
+  h.cpu_model = "unknown";
+  std::ifstream f("/proc/cpuinfo");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("model name", 0) == 0) {
+      h.cpu_model = line.substr(line.find(':') + 2);
+      break;
+    }
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  h.host_name = host;
+  h.cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  return h;
+}
 
 std::vector<DeviceProfile> device_profiles() {
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

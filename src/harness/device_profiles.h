@@ -14,6 +14,13 @@ struct DeviceProfile {
   uint64_t memory_budget = 0;  // bytes
 };
 
+// What identifies this machine: CPU model (from /proc/cpuinfo), online CPUs, host name.
+struct HostFacts {
+  std::string cpu_model, host_name;
+  int cpus = 0;
+};
+HostFacts host_facts();
+
 // The profiles this machine can run (cpu: `host` with every core, `edge-cpu` with 2 threads and 512 MiB,
 // `edge-1core` with 1 thread and 256 MiB).
 std::vector<DeviceProfile> device_profiles();

@@ -3,10 +3,7 @@
 #include "harness/peak_rates.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <fstream>
-#include <thread>
 
 #include "codegen/c_printer.h"
 #include "codegen/dialect.h"
@@ -65,16 +62,8 @@ double time_kernel(const char* text, const DeviceProfile& dev, Figures* f) {
 }  // namespace
 
 std::string machine_id() {
-  std::string cpu = "unknown";
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) {
-      cpu = line.substr(line.find(':') + 2);
-      break;
-    }
-  char host[256] = "";
-  gethostname(host, sizeof host - 1);
-  return fmt::format("{} | {} CPUs | {}", cpu, std::thread::hardware_concurrency(), host);
+  HostFacts h = host_facts();
+  return fmt::format("{} | {} CPUs | {}", h.cpu_model, h.cpus, h.host_name);
 }
 
 PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev) {

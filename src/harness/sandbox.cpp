@@ -93,9 +93,9 @@ std::string enter_sandbox(const SandboxLimits& limits, int harness_socket) {
         "sigaltstack", "exit", "exit_group", "getppid", "getuid", "geteuid", "getgid", "getegid", "getrandom", "membarrier", "poll", "ppoll", "getrusage", "restart_syscall"})
     f.allow(name);
   // Signals only to itself (abort()); messages only on the harness's socket.
-  scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(getpid()));
+  scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(getpid()), 0);
   f.rule(SCMP_ACT_ALLOW, seccomp_syscall_resolve_name("tgkill"), 1, &self);
-  scmp_arg_cmp sock = SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(harness_socket));
+  scmp_arg_cmp sock = SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(harness_socket), 0);
   for (const char* name : {"recvmsg", "sendmsg", "recvfrom", "sendto"}) f.rule(SCMP_ACT_ALLOW, seccomp_syscall_resolve_name(name), 1, &sock);
   // Threads, not processes; clone3 says "not supported" so that the C library falls back to clone.
   scmp_arg_cmp thread = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD);
@@ -107,7 +107,7 @@ std::string enter_sandbox(const SandboxLimits& limits, int harness_socket) {
   scmp_arg_cmp ro_open = SCMP_A1(SCMP_CMP_MASKED_EQ, O_WRONLY | O_RDWR | O_CREAT | O_TRUNC, 0);
   f.rule(SCMP_ACT_ERRNO(EACCES), seccomp_syscall_resolve_name("open"), 1, &ro_open);
   // Reading limits is harmless (thread creation does it); setting them is not allowed.
-  scmp_arg_cmp read_only = SCMP_A2(SCMP_CMP_EQ, 0);
+  scmp_arg_cmp read_only = SCMP_A2(SCMP_CMP_EQ, 0, 0);
   f.rule(SCMP_ACT_ALLOW, seccomp_syscall_resolve_name("prlimit64"), 1, &read_only);
   if (!f.error.empty()) return f.error;
   int r = seccomp_load(f.ctx);
