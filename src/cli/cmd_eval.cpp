@@ -204,11 +204,31 @@ void register_results(CLI::App& app, Globals&) {
 }
 
 void register_devices(CLI::App& app, Globals&) {
-  auto* cmd = app.add_subcommand("devices", "The device profiles this machine can run (for --device).");
-  cmd->callback([] {
-    for (const auto& d : device_profiles())
-      std::cout << fmt::format("{:<10} {:<4} threads {:<3} budget {:>5} MiB  {}\n", d.name, d.backend, d.threads,
-                               d.memory_budget >> 20, d.description);
+  auto* cmd = app.add_subcommand("devices", "The device profiles this machine can run (for --device), with the peak rates "
+                                            "measured for them (the roofline bound that marks impossible timings invalid).");
+  struct Opts {
+    std::string db = default_db();
+    bool measure = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("--db", o->db, "the results store holding the peaks (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
+  cmd->add_flag("--measure", o->measure, "measure every profile's peak rates again (on a quiet machine) and store them");
+  cmd->callback([o] {
+    std::unique_ptr<ResultsStore> store;
+    if (o->measure || std::filesystem::exists(o->db)) store = std::make_unique<ResultsStore>(o->db);
+    for (const auto& d : device_profiles()) {
+      std::string peaks = "peaks not measured yet (the first eval measures them)";
+      if (store && o->measure) {
+        std::cerr << fmt::format("ekb: measuring the peak rates of `{}`...\n", d.name);
+        PeakRates r = peak_rates(*store, d, true);
+        peaks = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured now)", r.gflops, r.gbps);
+      } else if (store) {
+        if (auto p = store->peaks(machine_id(), d.name))
+          peaks = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured {})", std::get<0>(*p), std::get<1>(*p), std::get<2>(*p));
+      }
+      std::cout << fmt::format("{:<10} {:<4} threads {:<3} budget {:>5} MiB  {}\n{:<10} {}\n", d.name, d.backend, d.threads,
+                               d.memory_budget >> 20, d.description, "", peaks);
+    }
   });
 }
 

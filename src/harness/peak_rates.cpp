@@ -53,10 +53,18 @@ double time_kernel(const char* text, const DeviceProfile& dev, Figures* f) {
   o.threads = dev.threads;
   o.memory_budget = dev.memory_budget;
   o.min_seconds = 0.3;
-  Evaluation e = evaluate(*p, c, false, c, o);
-  if (!e.correct()) throw std::runtime_error(fmt::format("measuring peak rates: `{}` failed: {} {}", p->name, e.status, e.message));
+  // The best of two attempts (candidate and baseline sides each): a busy moment lowers a peak, and
+  // a peak measured too low would make honest kernels look impossible.
+  double best = 0;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Evaluation e = evaluate(*p, c, false, c, o);
+    if (!e.correct())
+      throw std::runtime_error(fmt::format("measuring peak rates: `{}` failed: {} {}", p->name, e.status, e.message));
+    double ms = std::min(e.candidate.median, e.baseline.median);
+    best = attempt == 0 ? ms : std::min(best, ms);
+  }
   *f = compute_figures(*p);
-  return std::min(e.candidate.median, e.baseline.median);
+  return best;
 }
 
 }  // namespace
@@ -66,9 +74,9 @@ std::string machine_id() {
   return fmt::format("{} | {} CPUs | {}", h.cpu_model, h.cpus, h.host_name);
 }
 
-PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev) {
+PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev, bool remeasure) {
   std::string machine = machine_id();
-  if (auto p = store.peaks(machine, dev.name)) return {std::get<0>(*p), std::get<1>(*p), std::get<2>(*p)};
+  if (auto p = store.peaks(machine, dev.name); p && !remeasure) return {std::get<0>(*p), std::get<1>(*p), std::get<2>(*p)};
   Figures f;
   PeakRates r;
   double ms = time_kernel(kSgemm, dev, &f);

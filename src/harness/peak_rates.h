@@ -17,8 +17,9 @@ struct PeakRates {
   bool known() const { return gflops > 0 && gbps > 0; }
 };
 
-// The stored rates for (this machine, `dev`), measuring and storing them first when missing.
-PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev);
+// The stored rates for (this machine, `dev`), measuring and storing them first when missing (or
+// when `remeasure`: measure on a quiet machine; `ekb devices --measure` does).
+PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev, bool remeasure = false);
 
 // What identifies this machine for its stored peaks: CPU model, CPU count, host name.
 std::string machine_id();
