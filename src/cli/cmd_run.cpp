@@ -13,6 +13,7 @@
 #include "codegen/c_printer.h"
 #include "harness/compare.h"
 #include "interp/reference.h"
+#include "harness/single_run.h"
 #include "runtime/cpu_runner.h"
 #include "suite/figures.h"
 
@@ -78,18 +79,23 @@ void register_run(CLI::App& app, Globals& g) {
     CandidateSource cand = build_candidate(o->target, o->task, o->backend, o->schedule, g, suite);
     const Program& p = *cand.program;
     int threads = o->threads > 0 ? o->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    auto cc = make_default_c_compiler();
-    auto t0 = std::chrono::steady_clock::now();
-    CompileOptions copts;
-    copts.cplusplus = cand.cplusplus;
-    CpuKernel kernel = compile_cpu_kernel(*cc, cand.c_source, copts);
-    double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << fmt::format("kernel {}  backend {}  {}  threads {}\n", p.name, o->backend, cand.description, threads);
-    std::cout << fmt::format("compiled in {:.1f} ms ({})\n", compile_ms, cc->name());
     ReferenceResult ref = reference_outputs(p, o->seed);
-    std::vector<TensorData> got = run_cpu_kernel(kernel, p, ref.inputs, threads);
-    bool pass = true;
-    for (const auto& cmp : compare_outputs(p, got, ref.outputs)) {
+    // The kernel runs in a sandboxed worker process (harness/single_run.h), never in this one.
+    SingleRun run = run_isolated(p, cand.c_source, cand.cplusplus, ref.inputs, threads, true);
+    if (run.status == "compile") {
+      std::fflush(stdout);
+      std::cerr << "ekb: error: " << run.message << "\n" << run.compile_log;
+      throw CLI::RuntimeError(1);
+    }
+    std::cout << fmt::format("kernel {}  backend {}  {}  threads {}\n", p.name, o->backend, cand.description, threads);
+    std::cout << fmt::format("compiled in {:.1f} ms ({}, in a sandboxed worker)\n", run.compile_ms, run.compiler);
+    if (run.outputs.empty()) {
+      std::cout << fmt::format("the kernel failed: {} ({})\nFAIL\n", run.status, run.message);
+      throw CLI::RuntimeError(1);
+    }
+    bool pass = run.status == "ok";
+    if (!pass) std::cout << fmt::format("the kernel failed: {} ({})\n", run.status, run.message);
+    for (const auto& cmp : compare_outputs(p, run.outputs, ref.outputs)) {
       pass = pass && cmp.pass;
       std::cout << fmt::format("  {:<12} max abs {:.3g}  max rel {:.3g} (tolerance {:.0e})  {}", cmp.name, cmp.max_abs_error,
                                cmp.max_rel_error, cmp.tolerance, cmp.pass ? "pass" : "FAIL");
@@ -97,10 +103,13 @@ void register_run(CLI::App& app, Globals& g) {
         std::cout << fmt::format("  worst at flat index {}: got {} want {}", cmp.worst_index, cmp.worst_got, cmp.worst_want);
       std::cout << "\n";
     }
-    TimingStats t = time_cpu_kernel(kernel, p, ref.inputs, threads);
+    const TimingStats& t = run.timing;
     Figures f = compute_figures(p);
-    std::cout << fmt::format("time: median {:.4f} ms (IQR {:.4f}-{:.4f}, {} runs)  {:.2f} GFLOP/s  {:.2f} GB/s\n", t.median, t.q1,
-                             t.q3, t.ms.size(), f.flops / (t.median * 1e6), static_cast<double>(f.bytes) / (t.median * 1e6));
+    if (!t.ms.empty())
+      std::cout << fmt::format("time: median {:.4f} ms (IQR {:.4f}-{:.4f}, {} runs, warm, each measured around its request)  "
+                               "{:.2f} GFLOP/s  {:.2f} GB/s\n",
+                               t.median, t.q1, t.q3, t.ms.size(), f.flops / (t.median * 1e6),
+                               static_cast<double>(f.bytes) / (t.median * 1e6));
     std::cout << (pass ? "PASS\n" : "FAIL\n");
     if (!pass) throw CLI::RuntimeError(1);
   });

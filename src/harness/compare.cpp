@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 namespace ekb {
@@ -31,9 +32,14 @@ double terms_of(const Program& p, int tensor, std::map<int, double>& memo) {
   double terms = 1;
   for (const auto& s : p.stages) {
     if (s.tensor != tensor) continue;
-    double own = 1;
-    for (const auto& v : s.vars)
-      if (v.reduction) own *= static_cast<double>(std::max<int64_t>(v.extent, 1));
+    double own = 1;  // terms its sums and products add up (max and min round nothing)
+    std::function<void(const Expr&)> walk = [&](const Expr& e) {
+      if (e.kind == ExprKind::reduce && (e.redop == ReduceOp::sum || e.redop == ReduceOp::prod))
+        for (int id : e.rvar_ids)
+          if (id >= 0 && id < static_cast<int>(s.vars.size())) own *= static_cast<double>(std::max<int64_t>(s.vars[id].extent, 1));
+      for (const auto& a : e.args) walk(*a);
+    };
+    if (s.body) walk(*s.body);
     double below = 1;
     std::vector<int> reads;
     if (s.body) tensors_read(*s.body, reads);

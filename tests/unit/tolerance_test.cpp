@@ -30,5 +30,19 @@ TEST(Tolerance, GrowsWithTheChainOfReductions) {
   EXPECT_DOUBLE_EQ(tolerance_for(*p, p->find_tensor("T")), 1e-4 * std::sqrt(65536.0 / 1024.0));
 }
 
+TEST(Tolerance, MaxAndMinCountOneTerm) {
+  auto p = load_program(std::make_shared<SourceFile>("s.ekb", R"(kernel softmax
+  dim R = 2, C = 1000
+  in X : f32[R, C]
+  out Y : f32[R, C]
+  M[r] = max(c) X[r, c]
+  E[r, c] = exp(X[r, c] - M[r])
+  S[r] = sum(c) E[r, c]
+  Y[r, c] = E[r, c] / S[r]
+)"));
+  EXPECT_EQ(reduction_terms(*p, p->find_tensor("M")), 1.0);
+  EXPECT_EQ(reduction_terms(*p, p->find_tensor("Y")), 1000.0);  // the sum's 1000 terms, not 1000 x 1000
+}
+
 }  // namespace
 }  // namespace ekb

@@ -75,6 +75,8 @@ struct Bad {
   const char* message_part;
 };
 
+void PrintTo(const Bad& b, std::ostream* os) { *os << b.name; }
+
 class WorkerAdversarial : public ::testing::TestWithParam<Bad> {};
 
 TEST_P(WorkerAdversarial, IsClassifiedAndTheNextWorkerRuns) {

@@ -1,0 +1,25 @@
+// One kernel run the way `ekb run FILE` needs it: compiled and called in a sandboxed worker (never in
+// the calling process), on given inputs, with its outputs poisoned first and read back here; then
+// timed warm, each call measured here around its request.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "interp/tensor_data.h"
+#include "ir/program.h"
+#include "runtime/cpu_runner.h"
+
+namespace ekb {
+
+struct SingleRun {
+  std::string status = "ok";  // or the worker's failure kind (compile, crash, timeout, denied, ...)
+  std::string message, compile_log, compiler;
+  double compile_ms = 0;
+  std::vector<TensorData> outputs;
+  TimingStats timing;  // empty when not timed or when the call failed
+};
+
+SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplusplus, const std::vector<TensorData>& inputs,
+                       int threads, bool time_it, double min_seconds = 0.2, int min_reps = 5);
+
+}  // namespace ekb
