@@ -31,4 +31,12 @@ const char* mark_name(lir::LoopKind k);
 bool split_dim(ScheduleContext& ctx, StageSchedule& s, const std::string& axis, int64_t factor, Tail tail,
                const std::string& outer, const std::string& inner, Loc loc);
 
+// For `vectorize AXIS WIDTH` and `unroll AXIS FACTOR` with a factor below the extent: splits AXIS
+// (guard tail) into AXIS_o and AXIS + `suffix`, and sets `axis` to the inner piece. `directive`
+// names the directive in messages. False after an error.
+bool split_off_inner(ScheduleContext& ctx, StageSchedule& s, std::string& axis, int64_t factor, const char* directive,
+                     const char* suffix, Loc loc);
+// Marks loop `axis` with `kind`; a loop already marked is an error at `loc`.
+void mark_loop(ScheduleContext& ctx, StageSchedule& s, const std::string& axis, lir::LoopKind kind, Loc loc);
+
 }  // namespace ekb::prim

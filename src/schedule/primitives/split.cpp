@@ -63,6 +63,29 @@ bool split_dim(ScheduleContext& ctx, StageSchedule& s, const std::string& axis, 
   return true;
 }
 
+bool split_off_inner(ScheduleContext& ctx, StageSchedule& s, std::string& axis, int64_t factor, const char* directive,
+                     const char* suffix, Loc loc) {
+  std::string outer = axis + "_o", inner = axis + suffix;
+  if (s.find_dim(outer) >= 0 || s.find_dim(inner) >= 0) {
+    ctx.error(loc, fmt::format("`{} {} {}` would name its pieces `{}` and `{}`, which exist already", directive, axis, factor,
+                               outer, inner),
+              fmt::format("split `{}` yourself and {} the inner piece", axis, directive));
+    return false;
+  }
+  if (!split_dim(ctx, s, axis, factor, Tail::guard, outer, inner, loc)) return false;
+  axis = inner;
+  return true;
+}
+
+void mark_loop(ScheduleContext& ctx, StageSchedule& s, const std::string& axis, lir::LoopKind kind, Loc loc) {
+  LoopDim& dim = s.dims[s.find_dim(axis)];
+  if (dim.kind != lir::LoopKind::serial) {
+    ctx.error(loc, fmt::format("`{}` is already marked {}", axis, mark_name(dim.kind)), "mark each loop once");
+    return;
+  }
+  dim.kind = kind;
+}
+
 void split(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
   const char* usage = "split AXIS FACTOR [guard|pad|shift] -> OUTER INNER";
   if (!ctx.arity(d, 2, 3, 2, 2, usage) || !ctx.dim_exists(s, d.args[0]) || !ctx.positive_int(d.args[1], "the split factor"))

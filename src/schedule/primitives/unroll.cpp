@@ -22,23 +22,10 @@ void unroll(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
               fmt::format("give a factor: `unroll {} 8`", axis));
     return;
   }
-  if (d.args.size() == 2 && d.args[1].value < extent) {
-    std::string outer = axis + "_o", inner = axis + "_u";
-    if (s.find_dim(outer) >= 0 || s.find_dim(inner) >= 0) {
-      ctx.error(d.loc, fmt::format("`unroll {} {}` would name its pieces `{}` and `{}`, which exist already", axis,
-                                   d.args[1].value, outer, inner),
-                fmt::format("split `{}` yourself and unroll the inner piece", axis));
-      return;
-    }
-    if (!split_dim(ctx, s, axis, d.args[1].value, Tail::guard, outer, inner, d.loc)) return;
-    axis = inner;
-  }
-  LoopDim& dim = s.dims[s.find_dim(axis)];
-  if (dim.kind != lir::LoopKind::serial) {
-    ctx.error(d.loc, fmt::format("`{}` is already marked {}", axis, mark_name(dim.kind)), "mark each loop once");
+  if (d.args.size() == 2 && d.args[1].value < extent &&
+      !split_off_inner(ctx, s, axis, d.args[1].value, "unroll", "_u", d.loc))
     return;
-  }
-  dim.kind = lir::LoopKind::unrolled;
+  mark_loop(ctx, s, axis, lir::LoopKind::unrolled, d.loc);
 }
 
 }  // namespace ekb::prim
