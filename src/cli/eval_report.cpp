@@ -47,6 +47,7 @@ nlohmann::json report_json(const RunInfo& run, const std::vector<AttemptRecord>&
                     {"candidate_ms", a.eval.candidate.median},
                     {"baseline_ms", a.eval.baseline.median},
                     {"compile_ms", a.eval.compile_ms},
+                    {"memory_bytes", a.eval.candidate_memory},
                     {"peak_rss_bytes", a.eval.candidate_peak_rss}});
   j["attempts"] = list;
   j["environment"] = run.env;
@@ -55,14 +56,15 @@ nlohmann::json report_json(const RunInfo& run, const std::vector<AttemptRecord>&
 
 void print_report(const RunInfo& run, const std::vector<AttemptRecord>& attempts, const std::vector<std::string>& problems) {
   std::cout << fmt::format("run {}  backend {}  device {}  ({})\n", run.id, run.backend, run.device, run.created);
-  std::cout << fmt::format("  {:<44} {:>6}  {:<14} {:>8}  {:>11}  {:>11}\n", "task", "sample", "status", "speedup", "candidate",
-                           "baseline");
+  std::cout << fmt::format("  {:<44} {:>6}  {:<15} {:>8}  {:>11}  {:>11}  {:>9}\n", "task", "sample", "status", "speedup",
+                           "candidate", "baseline", "memory");
   for (const auto& a : attempts) {
     bool timed = a.eval.status == "ok";
-    std::cout << fmt::format("  {:<44} {:>6}  {:<14} {:>8}  {:>11}  {:>11}\n", a.task, a.sample, a.eval.status,
+    std::cout << fmt::format("  {:<44} {:>6}  {:<15} {:>8}  {:>11}  {:>11}  {:>9}\n", a.task, a.sample, a.eval.status,
                              timed ? fmt::format("{:.2f}x", a.eval.speedup) : "-",
                              timed ? fmt::format("{:.4f} ms", a.eval.candidate.median) : "-",
-                             timed ? fmt::format("{:.4f} ms", a.eval.baseline.median) : "-");
+                             timed ? fmt::format("{:.4f} ms", a.eval.baseline.median) : "-",
+                             a.eval.candidate_memory ? fmt::format("{:.1f} MiB", a.eval.candidate_memory / 1048576.0) : "-");
     if (!timed && !a.eval.message.empty()) std::cout << "      " << a.eval.message.substr(0, 300) << "\n";
   }
   for (const auto& p : problems) std::cout << "  problem: " << p << "\n";

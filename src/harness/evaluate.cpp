@@ -26,17 +26,7 @@ using worker::Failure;
 using worker::Reply;
 using worker::WorkerProcess;
 
-const char* status_name(Failure f) {
-  switch (f) {
-    case Failure::compile: return "compile";
-    case Failure::crash: return "crash";
-    case Failure::timeout: return "timeout";
-    case Failure::denied: return "denied";
-    case Failure::exited: return "exited early";
-    case Failure::cpu_limit: return "cpu limit";
-    default: return "protocol";
-  }
-}
+const char* status_name(Failure f) { return f == Failure::compile ? "compile" : worker::failure_name(f); }
 
 constexpr int kWarmupRounds = 3;
 // Measured peaks are what ekb's tuned kernels reach, a little under the hardware's: a candidate is
@@ -58,6 +48,20 @@ struct Side {
   double compile_ms = 0;
   std::vector<double> ms;
   bool out_of_bounds = false;
+  uint64_t rss_mark = 0;      // resident memory when sandboxed: its growth is the kernel's own
+  // CPU seconds the worker used after answering a timed call, until its next request (one per call).
+  std::vector<double> after_call_cpu;
+  double cpu_at_answer = -1;
+  bool timing = false;  // a timed round: record after_call_cpu
+
+  // A request; the CPU the worker used since it answered a timed call is recorded.
+  Reply request(const nlohmann::json& req, int timeout_ms) {
+    if (cpu_at_answer >= 0) after_call_cpu.push_back(std::max(0.0, w->cpu_seconds() - cpu_at_answer));
+    Reply r = w->request(req, timeout_ms);
+    cpu_at_answer = r.ok() && timing && req.value("op", "") == "run" ? w->cpu_seconds() : -1;
+    return r;
+  }
+  uint64_t memory() const { return std::max(w->peak_rss(), rss_mark) - rss_mark; }
 
   bool start(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o, const std::vector<int>& cpus) {
     w = std::make_unique<WorkerProcess>("", cpus);
@@ -75,13 +79,14 @@ struct Side {
                       {"flush_bytes", flush_size(o)}},
                      60000);
     if (!r.ok()) failure = r;
+    else rss_mark = w->reset_peak_rss();
     return r.ok();
   }
   // One call on `slot`: inputs written and outputs poisoned first; false (and `failure`) when it failed.
   bool call(int slot, const std::vector<HostBuffer>& inputs, unsigned char poison, const EvalOptions& o, double* wall_ms) {
     buf->write_inputs(slot, inputs);
     buf->poison_outputs(slot, poison);
-    Reply r = w->request({{"op", "run"}, {"set", slot}, {"threads", o.threads}, {"calls", 1}}, o.call_timeout_ms);
+    Reply r = request({{"op", "run"}, {"set", slot}, {"threads", o.threads}, {"calls", 1}}, o.call_timeout_ms);
     if (!r.ok()) {
       failure = r;
       return false;
@@ -95,7 +100,7 @@ struct Side {
     return true;
   }
   bool flush(const EvalOptions& o) {
-    Reply r = w->request({{"op", "flush"}}, o.call_timeout_ms);
+    Reply r = request({{"op", "flush"}}, o.call_timeout_ms);
     if (!r.ok()) failure = r;
     return r.ok();
   }
@@ -133,6 +138,40 @@ Evaluation fail(Evaluation e, const std::string& status, const std::string& mess
   e.status = status;
   e.message = message;
   return e;
+}
+
+std::string mib(uint64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20)); }
+
+std::string budget_note(const Reply& r, const EvalOptions& o) {
+  return r.failure == Failure::over_budget ? fmt::format("{} ({})", r.message, mib(o.memory_budget)) : r.message;
+}
+
+// Over budget: the kernel's own resident memory (beyond its arguments) grew past the profile's budget.
+bool over_budget(Evaluation& e, const Side& cand, const EvalOptions& o) {
+  e.candidate_memory = std::max(e.candidate_memory, cand.memory());
+  e.candidate_peak_rss = cand.w->peak_rss();
+  if (!o.memory_budget || e.candidate_memory <= o.memory_budget) return false;
+  e.status = "over budget";
+  e.message = fmt::format("the kernel's own memory reached {} beyond its arguments; the device profile allows {}",
+                          mib(e.candidate_memory), mib(o.memory_budget));
+  return true;
+}
+
+// Work moved off the timed path: the candidate's worker kept using CPU after answering a call (a
+// thread finishing the job after the call "returned"). Answering itself costs some CPU after the
+// answer is seen (tens of microseconds on a virtual machine); the baseline's worker, the same
+// program, measures that. The medians per call are compared: the candidate's may exceed the
+// baseline's by 20 us or half the baseline's call time, whichever is more.
+bool background_work(Evaluation& e, Side& cand, Side& base) {
+  auto med = [](std::vector<double> v) { return v.empty() ? 0.0 : summarize_times(v).median; };
+  double c = med(cand.after_call_cpu) * 1e3, b = med(base.after_call_cpu) * 1e3;  // ms
+  double allowed = b + std::max(0.02, 0.5 * e.baseline.median);
+  if (c <= allowed) return false;
+  e.status = "background work";
+  e.message = fmt::format("after answering a call, the kernel's process went on using {:.3f} ms of CPU (median per call; the "
+                          "baseline's {:.3f} ms; timed call {:.3f} ms): work outside the timed calls",
+                          c, b, e.candidate.median);
+  return true;
 }
 
 }  // namespace
@@ -180,7 +219,7 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
   for (size_t s = 0; s < refs.size(); ++s) {
     int slot = static_cast<int>(s % 2);
     if (!cand.call(slot, host_inputs[s], 0xAB, o, nullptr))
-      return fail(e, cand.out_of_bounds ? "out of bounds" : status_name(cand.failure.failure), cand.failure.message);
+      return fail(e, cand.out_of_bounds ? "out of bounds" : status_name(cand.failure.failure), budget_note(cand.failure, o));
     if (!cand.buf->inputs_equal(slot, host_inputs[s]))
       return fail(e, "input mutated", fmt::format("input set {}: the kernel changed its inputs", s + 1));
     auto cs = compare_outputs(p, cand.buf->read_outputs(slot), refs[s].outputs);
@@ -190,6 +229,8 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
     std::string bad = first_failing(cs);
     if (!bad.empty()) return fail(e, "wrong", fmt::format("input set {} (seed {}): {}", s + 1, s + 1, bad));
   }
+
+  if (over_budget(e, cand, o)) return e;
 
   // 2. The baseline, in its own worker (a baseline failure is not the candidate's).
   if (!base.start(p, baseline_source, false, o, cpus))
@@ -207,11 +248,12 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
       bool cand_turn = (k == 0) == (r % 2 == 0);
       Side& s = cand_turn ? cand : base;
       double ms = 0;
+      s.timing = r >= kWarmupRounds;
       bool ok = s.flush(o) && s.call(slot, in, poison, o, &ms);
       if (!ok) {
         if (!cand_turn) return fail(e, "baseline", std::string("the baseline failed while timing: ") + base.failure.message);
         return fail(e, cand.out_of_bounds ? "out of bounds" : status_name(cand.failure.failure),
-                    fmt::format("timing round {}: {}", r + 1, cand.failure.message));
+                    fmt::format("timing round {}: {}", r + 1, budget_note(cand.failure, o)));
       }
       if (cand_turn && !cand.buf->inputs_equal(slot, in))
         return fail(e, "input mutated", fmt::format("timing round {}: the kernel changed its inputs", r + 1));
@@ -231,7 +273,7 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
   e.candidate = summarize_times(cand.ms);
   e.baseline = summarize_times(base.ms);
   e.speedup = e.candidate.median > 0 ? e.baseline.median / e.candidate.median : 0;
-  e.candidate_peak_rss = cand.w->peak_rss();
+  if (over_budget(e, cand, o) || background_work(e, cand, base)) return e;
   if (o.peak_gflops > 0 && o.peak_gbps > 0) {
     Figures f = compute_figures(p);
     double bound_ms = std::max(f.flops / (o.peak_gflops * 1e6), static_cast<double>(f.bytes) / (o.peak_gbps * 1e6));

@@ -10,6 +10,10 @@
 // values, new content), into the slot the previous round did not use, so that results cached by
 // pointer or by content are stale. After each timed call the candidate's outputs are compared with
 // the baseline's on the same inputs. Any failure there is a wrong result, not a slow one.
+// Budgets. The kernel's own memory is the growth of its worker's resident set from the moment it was
+// sandboxed (arguments already mapped), read from /proc; past the profile's budget it is `over
+// budget`. CPU its worker uses between answering and the next request is work moved off the timed
+// path (`background work`).
 #pragma once
 #include <string>
 #include <vector>
@@ -37,15 +41,18 @@ struct EvalOptions {
 
 struct Evaluation {
   // "ok", or the failure: compile, crash, timeout, denied, exited early, cpu limit, protocol,
-  // wrong (outputs), input mutated, out of bounds (a write beside its buffers), invalid (faster than
-  // the roofline bound allows), baseline (the baseline itself failed: not the candidate's fault)
+  // wrong (outputs), input mutated, out of bounds (a write beside its buffers), over budget (its own
+  // memory beyond the profile's budget), background work (CPU used after its calls returned),
+  // invalid (faster than the roofline bound allows), baseline (the baseline itself failed: not the
+  // candidate's fault)
   std::string status = "ok";
   std::string message;
   double compile_ms = 0;
   std::vector<OutputComparison> comparisons;  // the worst per output over the reference sets
   TimingStats candidate, baseline;            // per call, ms
   double speedup = 0;                         // baseline median / candidate median
-  uint64_t candidate_peak_rss = 0;
+  uint64_t candidate_peak_rss = 0;           // the candidate's worker, compiler included
+  uint64_t candidate_memory = 0;             // the kernel's own peak resident memory beyond its arguments
   bool correct() const { return status == "ok"; }
 };
 

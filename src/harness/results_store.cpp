@@ -11,7 +11,8 @@ namespace ekb {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 1: the first; 2: attempts.memory_bytes (the kernel's own memory)
+constexpr int kSchemaVersion = 2;
 
 std::string now_utc() {
   std::time_t t = std::time(nullptr);
@@ -105,7 +106,14 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
            "candidate TEXT NOT NULL, candidate_hash TEXT NOT NULL, status TEXT NOT NULL, message TEXT NOT NULL, "
            "compile_ms REAL, candidate_ms TEXT NOT NULL, baseline_ms TEXT NOT NULL, speedup REAL, peak_rss INTEGER, "
            "comparisons TEXT NOT NULL, created TEXT NOT NULL, PRIMARY KEY (run, task, sample))");
-      exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
+      exec("PRAGMA user_version=1");
+      exec("COMMIT");
+      version = 1;
+    }
+    if (version == 1) {  // upgrade in place: every stored attempt stays
+      exec("BEGIN");
+      exec("ALTER TABLE attempts ADD COLUMN memory_bytes INTEGER");
+      exec("PRAGMA user_version=2");
       exec("COMMIT");
     }
     exec("CREATE TABLE IF NOT EXISTS peaks (machine TEXT NOT NULL, device TEXT NOT NULL, gflops REAL NOT NULL, "
@@ -162,11 +170,13 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
                    {"pass", c.pass}});
   Stmt s(db_,
          "INSERT OR IGNORE INTO attempts (run, task, sample, candidate, candidate_hash, status, message, compile_ms, "
-         "candidate_ms, baseline_ms, speedup, peak_rss, comparisons, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+         "candidate_ms, baseline_ms, speedup, peak_rss, comparisons, created, memory_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+         "?)");
   s.bind(1, run).bind(2, a.task).bind(3, a.sample).bind(4, a.candidate_path).bind(5, a.candidate_hash);
   s.bind(6, a.eval.status).bind(7, a.eval.message).bind(8, a.eval.compile_ms);
   s.bind(9, timing_json(a.eval.candidate).dump()).bind(10, timing_json(a.eval.baseline).dump()).bind(11, a.eval.speedup);
   s.bind(12, static_cast<int64_t>(a.eval.candidate_peak_rss)).bind(13, cmp.dump()).bind(14, now_utc());
+  s.bind(15, static_cast<int64_t>(a.eval.candidate_memory));
   s.step();  // a single statement is its own transaction
 }
 
@@ -212,7 +222,7 @@ std::vector<RunInfo> ResultsStore::runs() {
 std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
   Stmt s(db_,
          "SELECT task, sample, candidate, candidate_hash, status, message, compile_ms, candidate_ms, baseline_ms, speedup, "
-         "peak_rss, comparisons FROM attempts WHERE run = ? ORDER BY task, sample");
+         "peak_rss, comparisons, memory_bytes FROM attempts WHERE run = ? ORDER BY task, sample");
   s.bind(1, run);
   std::vector<AttemptRecord> out;
   while (s.step()) {
@@ -228,6 +238,7 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
     a.eval.baseline = timing_from(s.text(8));
     a.eval.speedup = s.real(9);
     a.eval.candidate_peak_rss = static_cast<uint64_t>(s.integer(10));
+    a.eval.candidate_memory = static_cast<uint64_t>(s.integer(12));
     auto cmp = nlohmann::json::parse(s.text(11), nullptr, false);
     if (cmp.is_array())
       for (const auto& c : cmp) {

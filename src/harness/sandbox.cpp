@@ -8,6 +8,7 @@
 #include <seccomp.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,11 +21,18 @@ namespace ekb::worker {
 
 namespace {
 
-// Async-signal-safe: formats the number by hand, writes, exits.
+// Async-signal-safe: formats the number by hand, writes, exits. mmap and mremap are allowed up to the
+// budget, so a trap on them is an allocation larger than the budget.
 void on_sigsys(int, siginfo_t* info, void*) {
+  int nr = info ? info->si_syscall : -1;
+  if (nr == SYS_mmap || nr == SYS_mremap) {
+    const char msg[] = "ekb-worker: one allocation larger than the whole memory budget\n";
+    ssize_t ignored = ::write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(kOverBudgetExitStatus);
+  }
   char buf[64] = "ekb-worker: denied system call #";
   size_t n = std::strlen(buf);
-  int nr = info ? info->si_syscall : -1;
   char digits[16];
   int d = 0;
   unsigned v = nr < 0 ? 0u : static_cast<unsigned>(nr);
@@ -86,12 +94,22 @@ std::string enter_sandbox(const SandboxLimits& limits, int harness_socket) {
   if (!f.ctx) return "seccomp_init failed";
   if (seccomp_attr_set(f.ctx, SCMP_FLTATR_CTL_TSYNC, 1) != 0) return "seccomp: cannot synchronize threads";
   for (const char* name :
-       {"read", "write", "readv", "writev", "close", "fstat", "newfstatat", "mmap", "munmap", "mprotect", "mremap", "madvise",
+       {"read", "write", "readv", "writev", "close", "fstat", "newfstatat", "munmap", "mprotect", "madvise",
         "brk", "futex", "set_robust_list", "get_robust_list", "rseq", "sched_yield", "sched_getaffinity",
         "sched_setaffinity", "sched_getparam", "sched_getscheduler", "clock_gettime", "clock_getres", "gettimeofday",
         "time", "nanosleep", "clock_nanosleep", "getpid", "gettid", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn",
         "sigaltstack", "exit", "exit_group", "getppid", "getuid", "geteuid", "getgid", "getegid", "getrandom", "membarrier", "poll", "ppoll", "getrusage", "restart_syscall"})
     f.allow(name);
+  // Mappings up to the budget: one larger cannot fit it (on_sigsys reports it as over budget).
+  if (limits.max_mapping_bytes) {
+    scmp_arg_cmp len = SCMP_A1(SCMP_CMP_LE, static_cast<scmp_datum_t>(limits.max_mapping_bytes), 0);
+    f.rule(SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1, &len);
+    scmp_arg_cmp new_len = SCMP_A2(SCMP_CMP_LE, static_cast<scmp_datum_t>(limits.max_mapping_bytes), 0);
+    f.rule(SCMP_ACT_ALLOW, SCMP_SYS(mremap), 1, &new_len);
+  } else {
+    f.allow("mmap");
+    f.allow("mremap");
+  }
   // Signals only to itself (abort()); messages only on the harness's socket.
   scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(getpid()), 0);
   f.rule(SCMP_ACT_ALLOW, seccomp_syscall_resolve_name("tgkill"), 1, &self);

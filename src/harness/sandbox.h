@@ -13,10 +13,13 @@ namespace ekb::worker {
 struct SandboxLimits {
   uint64_t address_space_bytes = 0;  // total virtual memory the process may have (0: no limit)
   double cpu_seconds = 0;            // CPU time over all threads (0: no limit)
+  uint64_t max_mapping_bytes = 0;    // one mmap/mremap larger than this stops the worker: over budget (0: no limit)
 };
 
 // Exit status of a worker stopped for a denied system call (it writes "denied: NAME" to stderr first).
 constexpr int kDeniedExitStatus = 97;
+// Exit status of a worker stopped for asking for one mapping larger than its whole memory budget.
+constexpr int kOverBudgetExitStatus = 98;
 
 // The process's current virtual memory size in bytes (VmSize), or 0 when unknown.
 uint64_t current_address_space();

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -31,6 +32,7 @@ const char* failure_name(Failure f) {
     case Failure::denied: return "denied";
     case Failure::exited: return "exited early";
     case Failure::cpu_limit: return "cpu limit";
+    case Failure::over_budget: return "over budget";
     case Failure::protocol: return "protocol";
   }
   return "?";
@@ -127,13 +129,36 @@ std::string WorkerProcess::drain_stderr() {
   return out;
 }
 
-uint64_t WorkerProcess::peak_rss() const {
-  if (pid_ <= 0) return 0;
-  std::ifstream f("/proc/" + std::to_string(pid_) + "/status");
+namespace {
+uint64_t status_field(pid_t pid, const std::string& field) {  // "VmHWM:" -> bytes
+  if (pid <= 0) return 0;
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
   std::string line;
   while (std::getline(f, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+    if (line.rfind(field, 0) == 0) return std::stoull(line.substr(field.size())) * 1024;
   return 0;
+}
+}  // namespace
+
+uint64_t WorkerProcess::peak_rss() const { return status_field(pid_, "VmHWM:"); }
+
+uint64_t WorkerProcess::reset_peak_rss() {
+  if (pid_ <= 0) return 0;
+  // "5" resets the peak to the current resident set (Linux 4.0 on); where that fails, the mark is
+  // the peak so far and only growth beyond it is seen.
+  std::ofstream f("/proc/" + std::to_string(pid_) + "/clear_refs");
+  if (f << "5" << std::flush) {
+    f.close();
+    return status_field(pid_, "VmRSS:");
+  }
+  return peak_rss();
+}
+
+double WorkerProcess::cpu_seconds() const {
+  clockid_t c;
+  timespec ts{};
+  if (pid_ <= 0 || clock_getcpuclockid(pid_, &c) != 0 || clock_gettime(c, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 Reply WorkerProcess::bury(Failure default_kind, const std::string& why) {
@@ -158,6 +183,9 @@ Reply WorkerProcess::bury(Failure default_kind, const std::string& why) {
       int sig = WTERMSIG(status);
       r.failure = sig == SIGXCPU ? Failure::cpu_limit : sig == SIGSYS ? Failure::denied : Failure::crash;
       r.message = std::string("killed by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")";
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == kOverBudgetExitStatus) {
+      r.failure = Failure::over_budget;
+      r.message = "it asked for one allocation larger than its whole memory budget";
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == kDeniedExitStatus) {
       r.failure = Failure::denied;
       size_t at = err.find("denied system call #");

@@ -19,6 +19,7 @@ enum class Failure {
   denied,    // a system call the sandbox does not allow
   exited,    // the process ended on its own while it should have answered (exit(0) in a kernel)
   cpu_limit, // its CPU time limit ran out
+  over_budget, // it asked for one allocation larger than its whole memory budget
   protocol,  // a malformed or refused request/answer
 };
 const char* failure_name(Failure f);
@@ -46,6 +47,11 @@ class WorkerProcess {
   pid_t pid() const { return pid_; }
   // The worker's peak resident memory (VmHWM) in bytes, read from /proc outside its reach; 0 if gone.
   uint64_t peak_rss() const;
+  // Starts the peak over (from the resident memory now) and returns the resident memory now: the
+  // mark from which a candidate's own allocations are measured.
+  uint64_t reset_peak_rss();
+  // CPU time used by all its threads so far, in seconds (read from outside it); 0 if gone.
+  double cpu_seconds() const;
 
  private:
   pid_t pid_ = -1;

@@ -43,11 +43,11 @@ EvalOptions quick() {
   return o;
 }
 
-Evaluation eval(const std::string& body, const std::string& includes = "") {
+Evaluation eval(const std::string& body, const std::string& includes = "", EvalOptions o = quick()) {
   std::string src = includes + "\n#include <stdint.h>\nvoid ekb_entry(void* const* args, int32_t num_threads) {\n"
                                "  float* x = (float*)args[0]; float* y = (float*)args[1]; const int n = 8192; (void)num_threads;\n" +
                     body + "\n}\n";
-  return evaluate(*program(), src, false, baseline(), quick());
+  return evaluate(*program(), src, false, baseline(), o);
 }
 
 const char* kCorrect = "  for (int i = 0; i < n; ++i) y[i] = x[i] * 2.0f + 1.0f;";
@@ -154,6 +154,59 @@ TEST(Evaluate, SleepingCorrectKernelIsSlowNotInvalid) {
   Evaluation e = eval(std::string(kCorrect) + "\n  usleep(3000);", "#include <unistd.h>");
   ASSERT_EQ(e.status, "ok") << e.message;
   EXPECT_LT(e.speedup, 0.5) << "baseline " << e.baseline.median << " ms, candidate " << e.candidate.median << " ms";
+}
+
+TEST(Evaluate, TheKernelsOwnMemoryIsMeasured) {
+  Evaluation plain = eval(kCorrect);
+  ASSERT_EQ(plain.status, "ok") << plain.message;
+  EXPECT_LT(plain.candidate_memory, 4u << 20) << "a kernel without allocations";
+  // 48 MiB of its own, touched and kept.
+  Evaluation big = eval(std::string(kCorrect) + "\n  static char* p; if (!p) { p = malloc(48 << 20); memset(p, 1, 48 << 20); }",
+                        "#include <stdlib.h>\n#include <string.h>");
+  ASSERT_EQ(big.status, "ok") << big.message;
+  EXPECT_GE(big.candidate_memory, 48u << 20);
+  EXPECT_LT(big.candidate_memory, 56u << 20);
+}
+
+TEST(Evaluate, ResidentMemoryPastTheBudgetIsOverBudget) {
+  // 96 MiB in 4 MiB pieces (each allowed on its own) against a 64 MiB budget.
+  EvalOptions o = quick();
+  o.memory_budget = 64u << 20;
+  Evaluation e = eval(std::string(kCorrect) + "\n  static char* volatile keep[24]; for (int k = 0; k < 24; ++k) { keep[k] = malloc(4 << 20); if (keep[k]) memset(keep[k], 1, 4 << 20); }",
+                      "#include <stdlib.h>\n#include <string.h>", o);
+  EXPECT_EQ(e.status, "over budget") << e.message;
+  EXPECT_GE(e.candidate_memory, 64u << 20);
+}
+
+TEST(Evaluate, OneAllocationLargerThanTheBudgetIsOverBudget) {
+  Evaluation e = eval(std::string(kCorrect) + "\n  char* volatile p = malloc((size_t)8 << 30); if (p) p[0] = 1;", "#include <stdlib.h>");
+  EXPECT_EQ(e.status, "over budget") << e.message;
+  EXPECT_NE(e.message.find("512.0 MiB"), std::string::npos) << e.message;
+}
+
+TEST(Evaluate, WorkFinishedAfterReturnIsCaught) {
+  // Hands the job to a spinning helper thread and returns at once: the work happens off the timed
+  // path. Caught as wrong (outputs not ready when checked) or as background work (the CPU its process
+  // used between calls); never as a fast kernel.
+  Evaluation e = eval("  static int started; if (!started) { started = 1; pthread_t t; pthread_create(&t, 0, helper, 0); }\n"
+                      "  g_in = x; g_out = y; g_go = 1;",
+                      "#include <pthread.h>\n"
+                      "static const float* volatile g_in; static float* volatile g_out; static volatile int g_go;\n"
+                      "static void* helper(void* u) { (void)u; for (;;) if (g_go) { const float* x = g_in; float* y = g_out;\n"
+                      "  for (int i = 0; i < 8192; ++i) y[i] = x[i] * 2.0f + 1.0f; g_go = 0; } return 0; }");
+  EXPECT_TRUE(e.status == "background work" || e.status == "wrong") << e.status << ": " << e.message;
+}
+
+TEST(Evaluate, CpuUsedAfterReturnIsBackgroundWork) {
+  // Correct outputs, written before returning, but every call wakes a helper thread that then burns
+  // about a millisecond of CPU: work done outside the timed calls (here stealing the baseline's CPU).
+  Evaluation e = eval(std::string(kCorrect) + "\n  static int started; if (!started) { started = 1; pthread_t t; "
+                                             "pthread_create(&t, 0, helper, 0); }\n  g_go = 1;",
+                      "#include <pthread.h>\n#include <time.h>\nstatic volatile int g_go;\n"
+                      "static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }\n"
+                      "static void* helper(void* u) { (void)u; struct timespec nap = {0, 20000};\n"
+                      "  for (;;) { while (!g_go) nanosleep(&nap, 0); g_go = 0; double t0 = now(); while (now() - t0 < 1e-3) {} } return 0; }");
+  EXPECT_EQ(e.status, "background work") << e.message;
 }
 
 }  // namespace

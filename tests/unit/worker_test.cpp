@@ -114,11 +114,16 @@ TEST(Worker, ReadingFilesFailsQuietly) {
   EXPECT_EQ(a.y[0], 7.0f);
 }
 
-TEST(Worker, HugeAllocationFailsInsideTheBudget) {
-  // 8 GiB against a 256 MiB budget: malloc returns NULL and the kernel says so.
+TEST(Worker, OneAllocationLargerThanTheBudgetStopsTheWorker) {
+  // 8 GiB against a 256 MiB budget, even if the kernel would cope with NULL: over budget.
   Attempt a = attempt(kernel("#include <stdlib.h>", "  char* volatile p = malloc((size_t)8 << 30);\n  y[0] = p ? 1.0f : 5.0f;"));
+  EXPECT_EQ(a.run.failure, Failure::over_budget) << a.run.message;
+}
+
+TEST(Worker, AllocationsWithinTheBudgetWork) {
+  Attempt a = attempt(kernel("#include <stdlib.h>", "  char* volatile p = malloc((size_t)64 << 20);\n  y[0] = p ? 1.0f : 5.0f;"));
   ASSERT_TRUE(a.run.ok()) << a.run.message;
-  EXPECT_EQ(a.y[0], 5.0f);
+  EXPECT_EQ(a.y[0], 1.0f);
 }
 
 }  // namespace
