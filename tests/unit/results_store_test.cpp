@@ -9,6 +9,8 @@
 
 #include "harness/results_store.h"
 
+#include <sqlite3.h>
+
 namespace ekb {
 namespace {
 
@@ -67,6 +69,46 @@ TEST(ResultsStore, RefusesAFileThatIsNotAStoreAndLeavesIt) {
   std::stringstream ss;
   ss << f.rdbuf();
   EXPECT_EQ(ss.str(), "my precious notes\n");
+}
+
+TEST(ResultsStore, MemoryIsStoredPerAttempt) {
+  std::string path = temp_path("memory.db");
+  ResultsStore s(path);
+  RunInfo r = s.open_run("k", "cpu", "host", nlohmann::json::object());
+  AttemptRecord a = attempt("t", 0, "ok", 1.0);
+  a.eval.candidate_memory = 12345678;
+  s.add_attempt(r.id, a);
+  EXPECT_EQ(s.attempts(r.id).at(0).eval.candidate_memory, 12345678u);
+}
+
+TEST(ResultsStore, AVersion1StoreIsUpgradedWithEveryAttemptKept) {
+  std::string path = temp_path("v1.db");
+  {  // the first schema, as ekb wrote it, with one attempt
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    const char* sql =
+        "CREATE TABLE runs (id INTEGER PRIMARY KEY, created TEXT NOT NULL, key TEXT NOT NULL, backend TEXT NOT NULL, "
+        "device TEXT NOT NULL, env TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0);"
+        "CREATE TABLE attempts (run INTEGER NOT NULL REFERENCES runs(id), task TEXT NOT NULL, sample INTEGER NOT NULL, "
+        "candidate TEXT NOT NULL, candidate_hash TEXT NOT NULL, status TEXT NOT NULL, message TEXT NOT NULL, "
+        "compile_ms REAL, candidate_ms TEXT NOT NULL, baseline_ms TEXT NOT NULL, speedup REAL, peak_rss INTEGER, "
+        "comparisons TEXT NOT NULL, created TEXT NOT NULL, PRIMARY KEY (run, task, sample));"
+        "INSERT INTO runs VALUES (1, 'then', 'k', 'cpu', 'host', '{}', 1);"
+        "INSERT INTO attempts VALUES (1, 'relu', 0, 'relu.c', 'h', 'ok', '', 5.0, '[1.0]', '[2.0]', 2.0, 99, '[]', 'then');"
+        "PRAGMA user_version=1;";
+    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  ResultsStore s(path);
+  auto attempts = s.attempts(1);
+  ASSERT_EQ(attempts.size(), 1u);
+  EXPECT_EQ(attempts[0].task, "relu");
+  EXPECT_DOUBLE_EQ(attempts[0].eval.speedup, 2.0);
+  EXPECT_EQ(attempts[0].eval.candidate_memory, 0u);  // not measured then
+  AttemptRecord a = attempt("relu", 1, "ok", 1.5);
+  a.eval.candidate_memory = 4096;
+  s.add_attempt(1, a);
+  EXPECT_EQ(s.attempts(1).size(), 2u);
 }
 
 }  // namespace
