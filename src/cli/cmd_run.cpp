@@ -3,6 +3,8 @@
 // `ekb run` alone: the main job (run_main_job below).
 #include <fmt/format.h>
 
+#include <fnmatch.h>
+
 #include <chrono>
 #include <iostream>
 #include <set>
@@ -21,26 +23,30 @@ namespace ekb::cli {
 
 namespace {
 
-// The main job: the first task of every category, its default schedule as the candidate. Correct@1
-// must be 100%, and the speedups (the same code timed against itself) show how repeatable the
-// timing is on this machine.
-void run_main_job(const Globals& g, const std::string& device, const std::string& db) {
+// The main job: the first task of every category (or every task matching a glob), its default
+// schedule as the candidate. Correct@1 must be 100%, and the speedups (the same code timed against
+// itself) show how repeatable the timing is on this machine.
+void run_main_job(const Globals& g, const std::string& device, const std::string& db, const std::string& tasks, bool json) {
   DeviceProfile dev = find_device(device);
   Suite suite = g.load_suite();
   SubmissionSet subs;
   std::set<std::string> categories;
   nlohmann::json key = {{"command", "run"}, {"device", dev.name}};
   for (const auto& t : suite.tasks()) {
-    if (!categories.insert(t.category).second) continue;
+    bool chosen = tasks.empty() ? categories.insert(t.category).second : fnmatch(tasks.c_str(), t.name.c_str(), 0) == 0;
+    if (!chosen) continue;
     subs.items.push_back({t.name, t.file.string(), "ekb", 0, t.text});
     key["tasks"].push_back(t.name);
   }
-  std::cout << fmt::format("ekb main job: {} tasks (one per category), each task's default schedule evaluated as a candidate "
-                           "against its baseline on device `{}` ({} threads), stored in {}.\n"
-                           "Candidate and baseline are the same code here: Correct@1 should be 100% and the speedups near 1.0 "
-                           "(their spread is the timing's repeatability on this machine).\n\n",
-                           subs.items.size(), dev.name, dev.threads, db);
-  run_evaluation(suite, subs, key, dev, db, false);
+  if (subs.items.empty()) throw std::runtime_error(fmt::format("no suite task matches `{}` (`ekb list` shows them)", tasks));
+  (json ? std::cerr : std::cout)
+      << fmt::format("ekb main job: {} tasks ({}), each task's default schedule evaluated as a candidate against its baseline "
+                     "on device `{}` ({} threads), stored in {}.\n"
+                     "Candidate and baseline are the same code here: Correct@1 should be 100% and the speedups near 1.0 "
+                     "(their spread is the timing's repeatability on this machine).\n\n",
+                     subs.items.size(), tasks.empty() ? "one per category" : "matching `" + tasks + "`", dev.name, dev.threads,
+                     db);
+  run_evaluation(suite, subs, key, dev, db, json);
 }
 
 }  // namespace
@@ -52,7 +58,8 @@ void register_run(CLI::App& app, Globals& g) {
     std::string target, backend = "cpu", schedule, task;
     uint64_t seed = 1;
     int threads = 0;
-    std::string device = "host", db = default_db();
+    std::string device = "host", db = default_db(), tasks;
+    bool json = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("FILE|TASK", o->target,
@@ -61,6 +68,10 @@ void register_run(CLI::App& app, Globals& g) {
                   "interleaved timing against the baseline, the results store)");
   cmd->add_option("--device", o->device, "the main job's device profile (`ekb devices`; default host)")->option_text("PROFILE");
   cmd->add_option("--db", o->db, "the main job's results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
+  cmd->add_option("--tasks", o->tasks, "the main job over every suite task matching this glob ('*': the whole suite) instead "
+                                       "of one per category")
+      ->option_text("GLOB");
+  cmd->add_flag("--json", o->json, "the main job's report as one JSON object (as `ekb eval --json`)");
   cmd->add_option("--task", o->task, "the task a raw source implements (default: its file name up to the first dot)")
       ->option_text("TASK");
   cmd->add_option("--backend", o->backend, "cpu (default)")->option_text("B");
@@ -72,7 +83,7 @@ void register_run(CLI::App& app, Globals& g) {
   cmd->add_option("--threads", o->threads, "threads the kernel may use (default: all cores)")->option_text("N");
   cmd->callback([o, &g] {
     if (o->target.empty()) {
-      run_main_job(g, o->device, o->db);
+      run_main_job(g, o->device, o->db, o->tasks, o->json);
       return;
     }
     std::unique_ptr<Suite> suite;

@@ -64,7 +64,7 @@ void print_report(const RunInfo& run, const std::vector<AttemptRecord>& attempts
                              timed ? fmt::format("{:.2f}x", a.eval.speedup) : "-",
                              timed ? fmt::format("{:.4f} ms", a.eval.candidate.median) : "-",
                              timed ? fmt::format("{:.4f} ms", a.eval.baseline.median) : "-",
-                             a.eval.candidate_memory ? fmt::format("{:.1f} MiB", a.eval.candidate_memory / 1048576.0) : "-");
+                             timed || a.eval.candidate_memory ? fmt::format("{:.1f} MiB", a.eval.candidate_memory / 1048576.0) : "-");
     if (!timed && !a.eval.message.empty()) std::cout << "      " << a.eval.message.substr(0, 300) << "\n";
   }
   for (const auto& p : problems) std::cout << "  problem: " << p << "\n";

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <limits>
 #include <stdexcept>
 
 namespace ekb {
@@ -68,6 +69,14 @@ TimingStats timing_from(const std::string& text) {
   if (j.is_array())
     for (const auto& v : j) ms.push_back(v.get<double>());
   return summarize_times(ms);
+}
+
+// An error stored as JSON: an infinite or NaN error was written as null (JSON has neither); it reads
+// back as infinity, a failure either way.
+double error_from(const nlohmann::json& c, const char* key) {
+  auto it = c.find(key);
+  if (it == c.end()) return 0;
+  return it->is_number() ? it->get<double>() : std::numeric_limits<double>::infinity();
 }
 
 }  // namespace
@@ -244,8 +253,8 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
       for (const auto& c : cmp) {
         OutputComparison oc;
         oc.name = c.value("name", "");
-        oc.max_abs_error = c.value("max_abs", 0.0);
-        oc.max_rel_error = c.value("max_rel", 0.0);
+        oc.max_abs_error = error_from(c, "max_abs");
+        oc.max_rel_error = error_from(c, "max_rel");
         oc.tolerance = c.value("tolerance", 0.0);
         oc.pass = c.value("pass", false);
         a.eval.comparisons.push_back(oc);

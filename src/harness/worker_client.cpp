@@ -198,7 +198,7 @@ Reply WorkerProcess::bury(Failure default_kind, const std::string& why) {
       r.message = "the worker exited with status " + std::to_string(WEXITSTATUS(status)) + " before answering";
     }
   }
-  if (!err.empty() && r.failure != Failure::denied) r.message += "; stderr: " + err.substr(0, 400);
+  if (!err.empty() && r.failure != Failure::denied && r.failure != Failure::over_budget) r.message += "; stderr: " + err.substr(0, 400);
   return r;
 }
 

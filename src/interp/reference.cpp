@@ -19,7 +19,7 @@ namespace ekb {
 namespace {
 
 // Bump when the interpreter's semantics or input generation change: old entries stop matching.
-constexpr const char* kReferenceVersion = "ekb-reference-3";
+constexpr const char* kReferenceVersion = "ekb-reference-4";
 constexpr char kMagic[8] = {'E', 'K', 'B', 'R', 'E', 'F', '0', '1'};
 
 std::string cache_key(const Program& p, uint64_t seed) {

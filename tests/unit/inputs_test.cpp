@@ -62,6 +62,43 @@ TEST(Inputs, ValuesFollowTheirDistributions) {
   for (double v : in[6].f) ASSERT_EQ(v, round_to_bf16(v));
 }
 
+TEST(Inputs, SeedsTwoAndThreeShapeTheDistributionWithinItsRange) {
+  // Seed 2 pushes values to the ends of the declared range, seed 3 gathers them in its middle; the
+  // range holds for both (the harness's three reference sets differ in distribution).
+  auto p = valid(kText);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(input_shape(1), InputShape::declared);
+  EXPECT_EQ(input_shape(2), InputShape::ends);
+  EXPECT_EQ(input_shape(3), InputShape::middle);
+  auto share = [](const TensorData& t, auto pred) {
+    int64_t n = 0;
+    for (int64_t k = 0; k < t.size(); ++k) n += pred(t.value(k));
+    return static_cast<double>(n) / static_cast<double>(t.size());
+  };
+  auto near_ends = [](double v) { return v < -1.5 || v > 2.5; };       // the outer 20% of [-2, 3)
+  auto in_middle = [](double v) { return v > 0.0 && v < 1.0; };        // the middle 20%
+  auto declared = generate_inputs(*p, 1), ends = generate_inputs(*p, 2), middle = generate_inputs(*p, 3);
+  EXPECT_NEAR(share(declared[0], near_ends), 0.2, 0.03);
+  EXPECT_NEAR(share(ends[0], near_ends), 0.59, 0.03);   // P(|2u-1|^(1/4) > 0.8)
+  EXPECT_NEAR(share(middle[0], in_middle), 0.585, 0.03);  // P(|2u-1|^3 < 0.2)
+  for (const auto* set : {&ends, &middle}) {
+    for (double v : (*set)[0].f) ASSERT_TRUE(v >= -2.0 && v < 3.0) << v;
+    for (double v : (*set)[2].f) ASSERT_TRUE(v >= 0.0099 && v <= 100.01) << v;
+    for (double v : (*set)[3].f) ASSERT_TRUE(std::fabs(v) >= 0.0099 && std::fabs(v) <= 100.1) << v;
+    for (int64_t v : (*set)[4].i) ASSERT_TRUE(v >= -5 && v <= 5) << v;
+  }
+  EXPECT_GT(share(ends[4], [](double v) { return v == -5 || v == 5; }), 0.5);  // index bounds hit often
+  auto spread = [](const TensorData& t) {
+    double s = 0, s2 = 0;
+    for (int64_t k = 0; k < t.size(); ++k) s += t.value(k), s2 += t.value(k) * t.value(k);
+    double n = static_cast<double>(t.size());
+    return std::sqrt(s2 / n - (s / n) * (s / n));
+  };
+  EXPECT_NEAR(spread(declared[1]), 0.5, 0.03);
+  EXPECT_NEAR(spread(ends[1]), 1.5, 0.1);
+  EXPECT_NEAR(spread(middle[1]), 0.125, 0.01);
+}
+
 TEST(Float16, RoundsToNearestEven) {
   EXPECT_EQ(round_to_f16(1.0), 1.0);
   EXPECT_EQ(round_to_f16(65504.0), 65504.0);

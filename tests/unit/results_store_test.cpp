@@ -3,7 +3,9 @@
 // without being touched.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
@@ -71,14 +73,21 @@ TEST(ResultsStore, RefusesAFileThatIsNotAStoreAndLeavesIt) {
   EXPECT_EQ(ss.str(), "my precious notes\n");
 }
 
-TEST(ResultsStore, MemoryIsStoredPerAttempt) {
+TEST(ResultsStore, MemoryAndInfiniteErrorsAreStoredPerAttempt) {
   std::string path = temp_path("memory.db");
   ResultsStore s(path);
   RunInfo r = s.open_run("k", "cpu", "host", nlohmann::json::object());
   AttemptRecord a = attempt("t", 0, "ok", 1.0);
   a.eval.candidate_memory = 12345678;
+  OutputComparison nonfinite;  // a NaN output against a finite reference: an infinite error
+  nonfinite.name = "Y";
+  nonfinite.max_rel_error = std::numeric_limits<double>::infinity();
+  a.eval.comparisons.push_back(nonfinite);
   s.add_attempt(r.id, a);
-  EXPECT_EQ(s.attempts(r.id).at(0).eval.candidate_memory, 12345678u);
+  auto back = s.attempts(r.id).at(0);
+  EXPECT_EQ(back.eval.candidate_memory, 12345678u);
+  ASSERT_EQ(back.eval.comparisons.size(), 1u);
+  EXPECT_TRUE(std::isinf(back.eval.comparisons[0].max_rel_error));
 }
 
 TEST(ResultsStore, AVersion1StoreIsUpgradedWithEveryAttemptKept) {

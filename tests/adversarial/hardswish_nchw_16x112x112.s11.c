@@ -1,0 +1,10 @@
+// expect: over budget
+// Asks for 64 GiB at once.
+#include <stdint.h>
+#include <stdlib.h>
+void ekb_kernel(const float* restrict X, float* restrict Y, int32_t num_threads) {
+  (void)num_threads;
+  char* volatile p = malloc((size_t)64 << 30);
+  if (p) p[0] = 1;
+  for (int i = 0; i < 16 * 112 * 112; ++i) { float x = X[i], r = x + 3.0f; r = r < 0.0f ? 0.0f : r > 6.0f ? 6.0f : r; Y[i] = x * r / 6.0f; }
+}

@@ -1,0 +1,9 @@
+// expect: denied
+// Opens a network socket.
+#include <stdint.h>
+#include <sys/socket.h>
+void ekb_kernel(const float* restrict X, float* restrict Y, int32_t num_threads) {
+  (void)num_threads;
+  if (socket(AF_INET, SOCK_STREAM, 0) >= 0) Y[0] = 1.0f;
+  for (int i = 0; i < 16 * 112 * 112; ++i) { float x = X[i], r = x + 3.0f; r = r < 0.0f ? 0.0f : r > 6.0f ? 6.0f : r; Y[i] = x * r / 6.0f; }
+}
