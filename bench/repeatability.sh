@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Timing repeatability: the main job over the whole suite (each task's default schedule timed against
+# itself, the same code on both sides), run RUNS times into fresh stores. Prints per run Correct@1 and
+# the spread of the self-speedups, then, per task, how far the same measurement moved between runs.
+#   Usage: bench/repeatability.sh [RUNS] [DEVICE]    (needs jq; record with bench/record.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-2} device=${2:-host}
+ekb=${EKB:-build/src/ekb}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+quantiles='sort | {n: length, min: .[0], p10: .[(length * 0.1 | floor)], median: .[(length / 2 | floor)],
+  p90: .[(length * 0.9 | floor)], max: .[-1]} | map_values(if type == "number" then (. * 1000 | round / 1000) else . end)'
+for r in $(seq 1 "$runs"); do
+  "$ekb" run --tasks '*' --device "$device" --db "$dir/run$r.db" --json > "$dir/run$r.json"
+  jq -c --arg r "$r" '{run: ($r | tonumber), tasks, correct_at_1, fast_1_0: .fast["1.0"], geomean_speedup,
+    failures}' "$dir/run$r.json"
+  echo "  self-speedup spread: $(jq -c "[.attempts[] | select(.status == \"ok\") | .speedup] | $quantiles" "$dir/run$r.json")"
+done
+if [ "$runs" -ge 2 ]; then
+  # The same candidate measured twice: the ratio of its speedups in run 2 and run 1, per task.
+  echo "run 2 / run 1, per task: $(jq -s -c "[.[0].attempts, .[1].attempts] | transpose
+    | map(select(.[0].status == \"ok\" and .[1].status == \"ok\") | .[1].speedup / .[0].speedup) | $quantiles" \
+    "$dir/run1.json" "$dir/run2.json")"
+fi
