@@ -16,6 +16,8 @@ for r in $(seq 1 "$runs"); do
   jq -c --arg r "$r" '{run: ($r | tonumber), tasks, correct_at_1, fast_1_0: .fast["1.0"], geomean_speedup,
     failures}' "$dir/run$r.json"
   echo "  self-speedup spread: $(jq -c "[.attempts[] | select(.status == \"ok\") | .speedup] | $quantiles" "$dir/run$r.json")"
+  echo "  outside 0.8-1.25x: $(jq -c '[.attempts[] | select(.status == "ok" and (.speedup < 0.8 or .speedup > 1.25))
+    | {task, speedup: (.speedup * 1000 | round / 1000), candidate_ms, baseline_ms}]' "$dir/run$r.json")"
 done
 if [ "$runs" -ge 2 ]; then
   # The same candidate measured twice: the ratio of its speedups in run 2 and run 1, per task.
