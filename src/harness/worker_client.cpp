@@ -80,7 +80,9 @@ WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>
     int devnull = open("/dev/null", O_RDWR);
     if (devnull >= 0) dup2(devnull, 0), dup2(devnull, 1);
     for (int fd = 4; fd < 1024; ++fd) close(fd);
-    setenv("KMP_BLOCKTIME", "0", 1);  // idle OpenMP threads sleep at once: no CPU burnt between requests
+    // Idle OpenMP threads sleep at once: no CPU burnt between requests (LLVM's libomp; GCC's libgomp).
+    setenv("KMP_BLOCKTIME", "0", 1);
+    setenv("OMP_WAIT_POLICY", "passive", 1);
     setpgid(0, 0);
     if (!cpus.empty()) {
       // The same CPUs for every worker, one OpenMP thread per CPU in order: otherwise two workers
