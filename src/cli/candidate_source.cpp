@@ -19,8 +19,11 @@ bool is_raw_source(const std::string& path) {
 
 CandidateSource build_candidate(const std::string& target, const std::string& task, const std::string& backend,
                                 const std::string& schedule, const Globals& g, std::unique_ptr<Suite>& suite) {
-  if (backend != "cpu") throw std::runtime_error(fmt::format("backend `{}` is not available yet; use cpu", backend));
+  if (backend != "cpu" && backend != "cuda" && backend != "opencl")
+    throw std::runtime_error(fmt::format("unknown backend `{}`; backends: cpu, cuda, opencl", backend));
   CandidateSource c;
+  if (backend != "cpu" && is_raw_source(target))
+    throw std::runtime_error(fmt::format("raw sources for `{}` are not accepted yet", backend));
   if (is_raw_source(target)) {
     if (!schedule.empty())
       throw std::runtime_error("--schedule applies to .ekb programs; a raw source is its own schedule");
@@ -41,7 +44,8 @@ CandidateSource build_candidate(const std::string& target, const std::string& ta
   c.program = lp.program;
   ScheduleChoice sc = choose_schedule(*lp.program, backend, schedule);
   c.lowered = std::make_unique<lower::LoweredKernel>(lower_with(*lp.program, backend, sc));
-  c.c_source = codegen::print_c(*c.lowered, codegen::c_dialect());
+  if (backend == "cpu") c.c_source = codegen::print_c(*c.lowered, codegen::c_dialect());
+  else if (backend == "cuda") c.c_source = codegen::print_gpu(*c.lowered, codegen::cuda_dialect()).source;
   c.description = "schedule " + sc.description;
   return c;
 }

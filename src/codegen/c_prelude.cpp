@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstring>
 #include <vector>
 
 namespace ekb::codegen {
@@ -56,8 +57,35 @@ static std::string libc_declarations() {
   return out;
 }
 
-std::string c_prelude_scalar() {
-  return libc_declarations() + R"(
+// For GPU dialects: the fixed-width integer types and NAN/INFINITY without the C library (the math
+// functions are the device's own).
+static std::string gpu_declarations() {
+  return "/* fixed-width types and constants (no C library on the device) */\n"
+         "typedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long long int64_t;\n"
+         "typedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\n"
+         "typedef unsigned long long uint64_t;\n"
+         "#define INFINITY (__int_as_float(0x7f800000))\n#define NAN (__int_as_float(0x7fc00000))\n";
+}
+
+std::string c_prelude_scalar(const Dialect& d) {
+  std::string helpers = c_prelude_helpers();
+  if (!d.gpu) return libc_declarations() + helpers + c_prelude_alloc();
+  // The same helpers as device functions.
+  std::string out;
+  for (size_t at = 0, next; at < helpers.size(); at = next) {
+    next = helpers.find("static inline ", at);
+    if (next == std::string::npos) {
+      out += helpers.substr(at);
+      break;
+    }
+    out += helpers.substr(at, next - at) + d.device_fn + " ";
+    next += std::strlen("static inline ");
+  }
+  return gpu_declarations() + out;
+}
+
+std::string c_prelude_helpers() {
+  return R"(
 
 /* ekb semantics in C: floor division and modulo, saturating float-to-int, bf16 bits. */
 static inline int64_t ekb_fdiv(int64_t a, int64_t b) { int64_t q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
@@ -81,7 +109,11 @@ static inline float ekb_signf(float x) { return x > 0 ? 1.0f : x < 0 ? -1.0f : x
 static inline double ekb_sign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }
 static inline float ekb_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 static inline double ekb_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
-static void* ekb_alloc(size_t bytes) {
+)";
+}
+
+std::string c_prelude_alloc() {
+  return R"(static void* ekb_alloc(size_t bytes) {
   void* p = NULL;
   if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) abort();
   return p;

@@ -8,6 +8,8 @@
 #include <tuple>
 #include <utility>
 
+#include "codegen/dialect.h"
+
 namespace ekb::codegen {
 
 // A vector type used by a kernel: its lane type (a C scalar type name) and lane count.
@@ -20,7 +22,11 @@ struct VecType {
 std::string vec_name(const VecType& v);
 std::string vec_mask_lane(const std::string& lane);  // the integer lane type of masks for that lane type
 
-std::string c_prelude_scalar();
+// The prelude of a translation unit in dialect `d`: for C, the C library's declarations, the scalar
+// helpers and the allocator; for GPU dialects, fixed-width types and the helpers as device functions.
+std::string c_prelude_scalar(const Dialect& d);
+std::string c_prelude_helpers();  // the scalar helpers as `static inline` C
+std::string c_prelude_alloc();    // ekb_alloc: aligned heap blocks (C only)
 // Helpers for the vector types in `used` (and the mask types they need), in dependency order.
 std::string c_prelude_vectors(const std::set<VecType>& used);
 

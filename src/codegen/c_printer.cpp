@@ -69,7 +69,7 @@ class CPrinter {
     std::string sig = signature();
     std::string body;
     stmt(k_.body, 1, body);
-    std::string out = c_prelude_scalar();
+    std::string out = c_prelude_scalar(d_);
     if (!vec_types_.empty()) out += c_prelude_vectors(vec_types_);
     out += fmt::format("\n/* kernel {} */\n{} {{\n", k_.name, sig);
     out += fmt::format("  (void){};\n", threads_);
@@ -77,6 +77,77 @@ class CPrinter {
     out += "}\n";
     return out;
   }
+
+  // GPU: one kernel per root loop nest, launched in order; global allocations at the root become
+  // device buffers the host allocates (scratch), passed to every kernel after the outputs.
+  GpuProgram print_gpu() {
+    GpuProgram g;
+    std::vector<std::string> params;
+    auto param = [&](const std::string& name, DType t, const std::vector<int64_t>& shape, bool is_const) {
+      std::string c = ident(name, "");
+      bufs_[name] = {c, t, shape, {}, false};
+      params.push_back(fmt::format("{}{}* {} {}", is_const ? "const " : "", d_.storage_type(t), d_.restrict_kw, c));
+    };
+    for (const auto& t : k_.inputs) param(t.name, t.type, t.shape, true);
+    for (const auto& t : k_.outputs) param(t.name, t.type, t.shape, false);
+    std::vector<StmtP> nests;
+    split_root(k_.body, nests, g, param);
+    std::string kernels;
+    for (size_t i = 0; i < nests.size(); ++i) {
+      GpuLaunch l;
+      l.name = fmt::format("ekb_k{}", i);
+      launch_dims(nests[i], l);
+      std::string body;
+      stmt(nests[i], 1, body);
+      kernels += fmt::format("\n{} void {}({}) {{\n", d_.kernel_prefix, l.name, fmt::join(params, ", "));
+      if (l.block[0] * l.block[1] * l.block[2] == 1 && l.grid[0] * l.grid[1] * l.grid[2] == 1 && !bound_)
+        kernels += "  /* no loop bound to blocks or threads: one thread runs it */\n";
+      kernels += body + "}\n";
+      g.launches.push_back(l);
+      bound_ = false;
+    }
+    std::string plan = fmt::format("/* kernel {}: {} launches, in order (grid x block)\n", k_.name, nests.size());
+    for (const auto& l : g.launches)
+      plan += fmt::format(" *   {}: [{}, {}, {}] x [{}, {}, {}]\n", l.name, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                          l.block[2]);
+    for (const auto& sc : g.scratch) plan += fmt::format(" *   scratch {}: {} bytes, allocated by the host\n", sc.name, sc.bytes);
+    g.source = plan + " */\n" + c_prelude_scalar(d_) + kernels;
+    return g;
+  }
+
+  template <typename Param>
+  void split_root(const StmtP& s, std::vector<StmtP>& nests, GpuProgram& g, Param& param) {
+    if (!s) return;
+    if (s->kind == SK::block) {
+      for (const auto& b : s->body) split_root(b, nests, g, param);
+    } else if (s->kind == SK::comment) {
+    } else if (s->kind == SK::allocate && s->alloc.scope == MemScope::global && !s->alloc.extents.empty()) {
+      int64_t elems = 1;
+      for (int64_t e : s->alloc.extents) elems *= e;
+      for (const auto& m : s->alloc.mins)
+        if (int64_t c; !is_const(m, &c) || c != 0) throw std::runtime_error("a GPU scratch buffer must start at 0");
+      g.scratch.push_back({s->alloc.name, elems * dtype_bytes(s->alloc.type)});
+      param(s->alloc.name, s->alloc.type, s->alloc.extents, false);
+      split_root(s->body[0], nests, g, param);
+    } else {
+      nests.push_back(s);
+    }
+  }
+
+  // Grid and block sizes from the loops bound in a nest (each axis: the largest extent bound to it).
+  void launch_dims(const StmtP& s, GpuLaunch& l) {
+    if (!s) return;
+    if (s->kind == SK::for_ && (s->loop == LoopKind::gpu_block || s->loop == LoopKind::gpu_thread)) {
+      int64_t n;
+      if (!is_const(s->extent, &n))
+        throw std::runtime_error(fmt::format("loop `{}` is bound to a GPU axis but its extent is not a constant", s->var));
+      int64_t& dim = (s->loop == LoopKind::gpu_block ? l.grid : l.block)[s->gpu_axis];
+      dim = std::max(dim, n);
+      bound_ = true;
+    }
+    for (const auto& b : s->body) launch_dims(b, l);
+  }
+  bool bound_ = false;
 
  private:
   const LoweredKernel& k_;
@@ -417,6 +488,17 @@ class CPrinter {
     }
     std::string v = var_name(s->var);
     std::string min = scalar(s->min), ext = scalar(s->extent);
+    if (d_.gpu && (s->loop == LoopKind::gpu_block || s->loop == LoopKind::gpu_thread)) {
+      // The launch has exactly `extent` blocks (threads) on this axis: the loop is its index.
+      const std::string& idx = (s->loop == LoopKind::gpu_block ? d_.block_index : d_.thread_index)[s->gpu_axis];
+      out += fmt::format("{}{{\n{}const int64_t {} = {}{};\n", pad(ind), pad(ind + 1), v, idx, min == "0" ? "" : " + " + min);
+      auto lo = lower::numeric_range(s->min, ranges_), ex = lower::numeric_range(s->extent, ranges_);
+      if (lo && ex) ranges_.set(s->var, lower::Range{lo->lo, lo->hi + std::max<int64_t>(ex->hi - 1, 0)});
+      stmt(s->body[0], ind + 1, out);
+      ranges_.erase(s->var);
+      out += pad(ind) + "}\n";
+      return;
+    }
     // Only the outermost parallel loop forks threads; one inside it runs serially in its thread.
     bool fork = s->loop == LoopKind::parallel && d_.openmp_parallel_for && !vec_ && !in_parallel_;
     if (fork) out += fmt::format("{}#pragma omp parallel for num_threads({}) schedule(static)\n", pad(ind), threads_);
@@ -761,6 +843,11 @@ class CPrinter {
 std::string c_signature(const LoweredKernel& k, const Dialect& d) {
   CPrinter p(k, d);
   return p.signature();
+}
+
+GpuProgram print_gpu(const LoweredKernel& k, const Dialect& d) {
+  CPrinter p(k, d);
+  return p.print_gpu();
 }
 
 std::string print_c(const LoweredKernel& k, const Dialect& d) {

@@ -2,7 +2,9 @@
 // C, CUDA C and OpenCL C. Vectorized loops print with GNU vector types (explicit SIMD); parallel loops
 // as OpenMP; buffers allocated as the loop IR says (stack arrays, aligned heap blocks).
 #pragma once
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "codegen/dialect.h"
 #include "lower/lower.h"
@@ -16,6 +18,23 @@ std::string c_signature(const lower::LoweredKernel& k, const Dialect& d);
 
 // A whole translation unit: the prelude, the kernel function and the entry wrapper.
 std::string print_c(const lower::LoweredKernel& k, const Dialect& d);
+
+// A GPU program (CUDA C, OpenCL C): kernels ekb_k0, ekb_k1, ... launched in order, each over every
+// buffer (inputs, outputs, then the scratch buffers the host allocates for intermediate stages).
+struct GpuLaunch {
+  std::string name;
+  int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};  // blocks and threads per block, per axis
+};
+struct GpuScratch {
+  std::string name;
+  int64_t bytes = 0;
+};
+struct GpuProgram {
+  std::string source;
+  std::vector<GpuLaunch> launches;
+  std::vector<GpuScratch> scratch;
+};
+GpuProgram print_gpu(const lower::LoweredKernel& k, const Dialect& d);
 
 // The ABI of a task's kernel from its parameters alone (for raw C submissions): the signature with a
 // comment per tensor (shape and layout), and the wrapper the runtime calls,

@@ -16,6 +16,11 @@ struct Dialect {
   std::string global_ptr;      // address-space qualifier of buffer parameters ("" in C, "__global" in OpenCL)
   bool openmp_parallel_for = false;  // parallel loops as `#pragma omp parallel for`
   bool vector_extensions = false;    // vectorized loops as GCC/clang vector types
+  // GPU dialects: loops bound to blocks and threads read these indices; helper functions carry
+  // `device_fn`; several kernels per program (one per root loop nest).
+  bool gpu = false;
+  std::string device_fn = "static inline";
+  std::string block_index[3], thread_index[3];
   // The scalar C type used to store / compute values of a dtype.
   std::string storage_type(DType t) const;
   std::string compute_type(DType t) const;  // f16 and bf16 compute in float
@@ -24,5 +29,6 @@ struct Dialect {
 };
 
 const Dialect& c_dialect();
+const Dialect& cuda_dialect();  // CUDA C++ as NVRTC compiles it
 
 }  // namespace ekb::codegen

@@ -1,5 +1,6 @@
-// The C dialect: C11 with GNU vector extensions (clang and gcc both accept it), OpenMP for parallel
-// loops, f16 as _Float16 and bf16 stored as raw uint16_t bits.
+// The dialects: C (C11 with GNU vector extensions, which clang and gcc both accept; OpenMP for
+// parallel loops; f16 as _Float16 and bf16 stored as raw uint16_t bits) and CUDA C++ (NVRTC; loops
+// bound to blocks and threads; no vector types or OpenMP).
 #include <fmt/format.h>
 
 #include "codegen/dialect.h"
@@ -42,6 +43,24 @@ const Dialect& c_dialect() {
     x.restrict_kw = "restrict";
     x.openmp_parallel_for = true;
     x.vector_extensions = true;
+    return x;
+  }();
+  return d;
+}
+
+const Dialect& cuda_dialect() {
+  static const Dialect d = [] {
+    Dialect x;
+    x.name = "cuda";
+    x.kernel_prefix = "extern \"C\" __global__";
+    x.restrict_kw = "__restrict__";
+    x.gpu = true;
+    x.device_fn = "static __device__ __forceinline__";
+    const char* axes[] = {"x", "y", "z"};
+    for (int a = 0; a < 3; ++a) {
+      x.block_index[a] = std::string("(int64_t)blockIdx.") + axes[a];
+      x.thread_index[a] = std::string("(int64_t)threadIdx.") + axes[a];
+    }
     return x;
   }();
   return d;

@@ -2,7 +2,8 @@
 //  1. extents of every loop from the region and the splits/fuses (ceil for split outers);
 //  2. every original variable as an expression of the loops (reverse over the splits/fuses), with
 //     the guards that guard-tails need and the clamps that pad-tails need;
-//  3. each guard either shrinks the innermost loop it depends on (no branch in the loop body) or
+//  3. each guard either shrinks the innermost loop it depends on (no branch in the loop body; not a
+//     loop bound to GPU blocks or threads, whose extent is the launch's) or
 //     becomes an `if` around the body;
 //  4. the loops in schedule order; a reduction's initial values are stored just outside its
 //     outermost reduction loop (or inside `decompose_reduction`'s loop);
@@ -178,6 +179,8 @@ class Realizer {
       for (size_t k = ss.dims.size(); k-- > 0 && !placed;) {
         const std::string lv = Q(ss.dims[k].name);
         if (!uses_var(v, lv)) continue;
+        // A loop bound to GPU blocks or threads keeps its extent (the launch's size): its guard stays a branch.
+        if (ss.dims[k].kind == lir::LoopKind::gpu_block || ss.dims[k].kind == lir::LoopKind::gpu_thread) break;
         auto solved = solve_for(v, lv);
         bool rest_outer = solved && solved->first == 1;
         for (size_t j = k + 1; rest_outer && j < ss.dims.size(); ++j) rest_outer = !uses_var(solved->second, Q(ss.dims[j].name));

@@ -73,6 +73,9 @@ int lanes_for(DType t) {
   return std::min(16, 64 / std::max(1, bytes));
 }
 
+// Threads per block of the default GPU schedule.
+constexpr int64_t kGpuThreads = 256;
+
 }  // namespace
 
 std::string default_schedule_text(const Program& p, const std::string& backend) {
@@ -115,10 +118,34 @@ std::string default_schedule_text(const Program& p, const std::string& backend) 
   }
   // Loops of every stage that keeps its own.
   std::map<std::string, std::string> compute_dim;  // consumer -> the loop its fused producers go in
+  bool gpu = backend != "cpu";
   for (const auto& s : g.stages) {
     if (inlined.count(s.name)) continue;
     std::vector<std::string> dirs;
     bool root = !fused_into.count(s.name);
+    if (gpu) {
+      // GPU: the pure loops fused into one, split into blocks of kGpuThreads threads; a fused
+      // producer is computed inside each thread, at its point.
+      if (s.vars.empty()) continue;  // a scalar: one thread
+      std::string fused = s.vars[0];
+      for (size_t i = 1; i < s.vars.size(); ++i) {
+        std::string next = fused + "_" + s.vars[i];
+        dirs.push_back(fmt::format("fuse {} {} -> {}", fused, s.vars[i], next));
+        fused = next;
+      }
+      if (root) {
+        int64_t points = 1;
+        for (int64_t e : s.extents) points *= e;
+        int64_t threads = std::min<int64_t>(kGpuThreads, points);
+        dirs.push_back(fmt::format("split {} {} -> {}_b {}_t", fused, threads, fused, fused));
+        dirs.push_back(fmt::format("bind {}_b block.x; bind {}_t thread.x", fused, fused));
+        compute_dim[s.name] = fused + "_t";
+      } else {
+        compute_dim[s.name] = fused;
+      }
+      l1.push_back(fmt::format("  {}: {}", s.name, fmt::join(dirs, "; ")));
+      continue;
+    }
     size_t pure = s.vars.size();
     std::string par, vec_dim = pure ? s.vars.back() : "";
     int64_t vec_extent = pure ? s.extents.back() : 0;

@@ -5,8 +5,10 @@
 //    and read at several places);
 //  - a stage with a reduction read by one consumer at its own point is computed inside that
 //    consumer's loops (fusion), otherwise at the root;
-//  - every stage at the root runs its outermost pure loop in parallel (fusing the two outermost when
-//    the first is short) and vectorizes its innermost pure loop, which is the contiguous one.
+//  - on cpu, every stage at the root runs its outermost pure loop in parallel (fusing the two
+//    outermost when the first is short) and vectorizes its innermost pure loop, the contiguous one;
+//  - on cuda and opencl, every stage at the root fuses its pure loops into one and splits it into
+//    blocks of 256 threads (bind block.x / thread.x, guarded tail); its reductions run in each thread.
 #pragma once
 #include <string>
 
