@@ -16,6 +16,8 @@ PACKAGES=(
   libseccomp-dev libsqlite3-dev
   # peers the CPU benchmarks measure against (bench/)
   libopenblas-dev libxnnpack-dev libpthreadpool-dev
+  # the OpenCL backend: the ICD loader, and PoCL as the OpenCL device CI has (on the CPU)
+  pocl-opencl-icd ocl-icd-libopencl1
 )
 
 missing=()

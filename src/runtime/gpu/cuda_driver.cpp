@@ -45,7 +45,8 @@ Loaded load() {
             lib.bind(a.cuMemsetD8, {"cuMemsetD8_v2", "cuMemsetD8"}) && lib.bind(a.cuEventCreate, {"cuEventCreate"}) &&
             lib.bind(a.cuEventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"}) &&
             lib.bind(a.cuEventRecord, {"cuEventRecord"}) && lib.bind(a.cuEventSynchronize, {"cuEventSynchronize"}) &&
-            lib.bind(a.cuEventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
+            lib.bind(a.cuEventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"}) &&
+            lib.bind(a.cuFuncGetAttribute, {"cuFuncGetAttribute"}) && lib.bind(a.cuDriverGetVersion, {"cuDriverGetVersion"});
   if (!ok) {
     l.why = lib.path() + " lacks " + lib.missing();
     return l;

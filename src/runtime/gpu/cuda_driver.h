@@ -22,6 +22,13 @@ using CUfunction = CUfunc_st*;
 using CUevent = CUevent_st*;
 using CUstream = CUstream_st*;
 
+// Kernel attributes ekb reads (cuda.h's CUfunction_attribute).
+enum CudaFuncAttribute : int {
+  kFuncMaxThreadsPerBlock = 0,
+  kFuncSharedSizeBytes = 1,
+  kFuncNumRegs = 4,
+};
+
 // Device attributes ekb reads (values from cuda.h's CUdevice_attribute).
 enum CudaAttribute : int {
   kMaxThreadsPerBlock = 1,
@@ -59,6 +66,8 @@ struct CudaDriver {
   CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent) = nullptr;
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
+  CUresult (*cuFuncGetAttribute)(int*, int, CUfunction) = nullptr;
+  CUresult (*cuDriverGetVersion)(int*) = nullptr;
 
   // "CUDA_ERROR_...: text" for a result.
   std::string error(CUresult r) const;
