@@ -57,16 +57,6 @@ static std::string libc_declarations() {
   return out;
 }
 
-// For GPU dialects: the fixed-width integer types and NAN/INFINITY without the C library (the math
-// functions are the device's own).
-static std::string gpu_declarations() {
-  return "/* fixed-width types and constants (no C library on the device) */\n"
-         "typedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long long int64_t;\n"
-         "typedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\n"
-         "typedef unsigned long long uint64_t;\n"
-         "#define INFINITY (__int_as_float(0x7f800000))\n#define NAN (__int_as_float(0x7fc00000))\n";
-}
-
 std::string c_prelude_scalar(const Dialect& d) {
   std::string helpers = c_prelude_helpers();
   if (!d.gpu) return libc_declarations() + helpers + c_prelude_alloc();
@@ -81,7 +71,7 @@ std::string c_prelude_scalar(const Dialect& d) {
     out += helpers.substr(at, next - at) + d.device_fn + " ";
     next += std::strlen("static inline ");
   }
-  return gpu_declarations() + out;
+  return d.device_prelude + out;
 }
 
 std::string c_prelude_helpers() {

@@ -17,6 +17,7 @@
 #include "codegen/c_prelude.h"
 #include "ir/operators.h"
 #include "lower/graph.h"
+#include "lower/lower_expr.h"
 #include "lower/simplify.h"
 
 namespace ekb::codegen {
@@ -86,7 +87,8 @@ class CPrinter {
     auto param = [&](const std::string& name, DType t, const std::vector<int64_t>& shape, bool is_const) {
       std::string c = ident(name, "");
       bufs_[name] = {c, t, shape, {}, false};
-      params.push_back(fmt::format("{}{}* {} {}", is_const ? "const " : "", d_.storage_type(t), d_.restrict_kw, c));
+      params.push_back(fmt::format("{}{}{}* {} {}", d_.global_ptr.empty() ? "" : d_.global_ptr + " ", is_const ? "const " : "",
+                                   d_.storage_type(t), d_.restrict_kw, c));
     };
     for (const auto& t : k_.inputs) param(t.name, t.type, t.shape, true);
     for (const auto& t : k_.outputs) param(t.name, t.type, t.shape, false);
@@ -94,23 +96,26 @@ class CPrinter {
     split_root(k_.body, nests, g, param);
     std::string kernels;
     for (size_t i = 0; i < nests.size(); ++i) {
-      GpuLaunch l;
-      l.name = fmt::format("ekb_k{}", i);
+      gpu::Launch l;
+      l.kernel = fmt::format("ekb_k{}", i);
       launch_dims(nests[i], l);
+      launch_ = l;
       std::string body;
       stmt(nests[i], 1, body);
-      kernels += fmt::format("\n{} void {}({}) {{\n", d_.kernel_prefix, l.name, fmt::join(params, ", "));
+      kernels += fmt::format("\n{} void {}({}) {{\n", d_.kernel_prefix, l.kernel, fmt::join(params, ", "));
+      kernels += shared_decls_;  // the block's shared arrays, at the kernel's function scope
+      shared_decls_.clear();
       if (l.block[0] * l.block[1] * l.block[2] == 1 && l.grid[0] * l.grid[1] * l.grid[2] == 1 && !bound_)
         kernels += "  /* no loop bound to blocks or threads: one thread runs it */\n";
       kernels += body + "}\n";
-      g.launches.push_back(l);
+      g.contract.launches.push_back(l);
       bound_ = false;
     }
-    std::string plan = fmt::format("/* kernel {}: {} launches, in order (grid x block)\n", k_.name, nests.size());
-    for (const auto& l : g.launches)
-      plan += fmt::format(" *   {}: [{}, {}, {}] x [{}, {}, {}]\n", l.name, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-                          l.block[2]);
-    for (const auto& sc : g.scratch) plan += fmt::format(" *   scratch {}: {} bytes, allocated by the host\n", sc.name, sc.bytes);
+    std::string plan = fmt::format(
+        "/* kernel {}: {} launches, in order; every kernel takes every buffer (inputs, outputs, then the\n"
+        " * scratch buffers, which the host allocates)\n",
+        k_.name, nests.size());
+    plan += gpu::format_launch_contract(g.contract, " * ");
     g.source = plan + " */\n" + c_prelude_scalar(d_) + kernels;
     return g;
   }
@@ -126,7 +131,7 @@ class CPrinter {
       for (int64_t e : s->alloc.extents) elems *= e;
       for (const auto& m : s->alloc.mins)
         if (int64_t c; !is_const(m, &c) || c != 0) throw std::runtime_error("a GPU scratch buffer must start at 0");
-      g.scratch.push_back({s->alloc.name, elems * dtype_bytes(s->alloc.type)});
+      g.contract.scratch.push_back({s->alloc.name, static_cast<uint64_t>(elems * dtype_bytes(s->alloc.type))});
       param(s->alloc.name, s->alloc.type, s->alloc.extents, false);
       split_root(s->body[0], nests, g, param);
     } else {
@@ -135,14 +140,16 @@ class CPrinter {
   }
 
   // Grid and block sizes from the loops bound in a nest (each axis: the largest extent bound to it).
-  void launch_dims(const StmtP& s, GpuLaunch& l) {
+  void launch_dims(const StmtP& s, gpu::Launch& l) {
     if (!s) return;
     if (s->kind == SK::for_ && (s->loop == LoopKind::gpu_block || s->loop == LoopKind::gpu_thread)) {
       int64_t n;
       if (!is_const(s->extent, &n))
         throw std::runtime_error(fmt::format("loop `{}` is bound to a GPU axis but its extent is not a constant", s->var));
-      int64_t& dim = (s->loop == LoopKind::gpu_block ? l.grid : l.block)[s->gpu_axis];
-      dim = std::max(dim, n);
+      if (n < 1 || n > 0x7fffffff)
+        throw std::runtime_error(fmt::format("loop `{}` is bound to a GPU axis with extent {}, beyond what a launch can have", s->var, n));
+      uint32_t& dim = (s->loop == LoopKind::gpu_block ? l.grid : l.block)[static_cast<size_t>(s->gpu_axis)];
+      dim = std::max(dim, static_cast<uint32_t>(n));
       bound_ = true;
     }
     for (const auto& b : s->body) launch_dims(b, l);
@@ -166,6 +173,8 @@ class CPrinter {
   lower::RangeScope ranges_;  // numeric ranges of enclosing loop variables and lets (for offsets)
   bool in_parallel_ = false;  // inside a loop that forked threads
   int tmp_ = 0;
+  gpu::Launch launch_;        // GPU: the launch of the kernel being printed
+  std::string shared_decls_;  // GPU: its shared arrays, declared at the top of the kernel
 
   // ---- names ----
   std::string ident(const std::string& ir, const std::string& prefix) {
@@ -385,7 +394,77 @@ class CPrinter {
       case SK::for_:
         for_stmt(s, ind, out);
         return;
+      case SK::barrier:
+        if (!d_.gpu) throw std::logic_error("printer: a barrier outside a GPU kernel");
+        out += pad(ind) + d_.barrier + "\n";
+        return;
+      case SK::thread_reduce:
+        thread_reduce_stmt(s, ind, out);
+        return;
     }
+  }
+
+  // A cross-thread reduction of one scalar per thread (every thread of the block is here): each
+  // writes its value to shared memory, a tree halves the values (a barrier between steps), the
+  // last 32 lanes finish with warp shuffles where the dialect has them, and every thread reads the
+  // total back. The total goes to a second array, so that a following reduction cannot overwrite
+  // it before every thread has read it.
+  void thread_reduce_stmt(const StmtP& s, int ind, std::string& out) {
+    const BufInfo& acc = buf(s->buffer);
+    const std::string ty = d_.compute_type(acc.type);
+    const int axis = s->gpu_axis;
+    int64_t T = 0;
+    is_const(s->extent, &T);
+    const int64_t bx = launch_.block[0], by = launch_.block[1], nt = int64_t{launch_.block[0]} * launch_.block[1] * launch_.block[2];
+    const int64_t stride = axis == 0 ? 1 : axis == 1 ? bx : bx * by;
+    std::string rbuf = ident("red_" + s->buffer, ""), rout = ident("red_out_" + s->buffer, "");
+    shared_decls_ += fmt::format("  {} {} {}[{}];\n  {} {} {}[{}];\n", d_.shared_qualifier, ty, rbuf, nt, d_.shared_qualifier, ty,
+                                 rout, nt);
+    std::string v = var_name(s->var), tid = ident("r_tid", ""), base = ident("r_base", "");
+    auto combine = [&](const std::string& a, const std::string& b) {
+      vars_["$ra"] = a;
+      vars_["$rb"] = b;
+      std::string c = scalar(lower::reduction_combine(s->redop, var("$ra", acc.type), var("$rb", acc.type)));
+      vars_.erase("$ra");
+      vars_.erase("$rb");
+      return c;
+    };
+    auto P = pad(ind + 1);
+    out += fmt::format("{}{{ /* {} of `{}` across the {} threads of axis {} */\n", pad(ind),
+                       s->redop == ReduceOp::sum ? "sum" : s->redop == ReduceOp::prod ? "product" : s->redop == ReduceOp::max ? "max" : "min",
+                       s->buffer, T, "xyz"[axis]);
+    out += fmt::format("{}const int64_t {} = {} + {} * ({} + {} * {});\n", P, tid, d_.thread_index[0], bx, d_.thread_index[1], by,
+                       d_.thread_index[2]);
+    out += fmt::format("{}const int64_t {} = {} - {} * {};\n", P, base, tid, v, stride);
+    int64_t pow2 = 1;
+    while (pow2 * 2 <= T) pow2 *= 2;
+    bool shuffle = !d_.shuffle_down.empty() && axis == 0 && pow2 == T && T >= d_.warp_size && bx == T;
+    auto step = [&](const std::string& cond, int64_t dist) {
+      std::string here = fmt::format("{}[{}]", rbuf, tid), there = fmt::format("{}[{} + {}]", rbuf, tid, dist * stride);
+      out += fmt::format("{}if ({}) {} = {};\n{}{}\n", P, cond, here, combine(here, there), P, d_.barrier);
+    };
+    if (!(shuffle && T == d_.warp_size)) {
+      out += fmt::format("{}{}[{}] = {};\n{}{}\n", P, rbuf, tid, acc.cname, P, d_.barrier);
+      if (pow2 < T) step(fmt::format("{} < {}", v, T - pow2), pow2);
+      for (int64_t h = pow2 / 2; h >= (shuffle ? 2 * d_.warp_size : 1); h /= 2) step(fmt::format("{} < {}", v, h), h);
+    }
+    if (shuffle) {
+      std::string w = ident("r_w", "");
+      out += fmt::format("{}if ({} < {}) {{\n", P, v, d_.warp_size);
+      if (T == d_.warp_size) out += fmt::format("{}  {} {} = {};\n", P, ty, w, acc.cname);
+      else
+        out += fmt::format("{}  {} {} = {};\n", P, ty, w,
+                           combine(fmt::format("{}[{}]", rbuf, tid), fmt::format("{}[{} + {}]", rbuf, tid, d_.warp_size)));
+      std::string o = ident("r_o", "");
+      out += fmt::format("{}  {} {};\n", P, ty, o);
+      for (int64_t h = d_.warp_size / 2; h >= 1; h /= 2)
+        out += fmt::format("{}  {} = {};\n{}  {} = {};\n", P, o,
+                           fmt::format(fmt::runtime(d_.shuffle_down), fmt::arg("v", w), fmt::arg("d", h)), P, w, combine(w, o));
+      out += fmt::format("{}  if ({} == 0) {}[{}] = {};\n{}}}\n", P, v, rout, base, w, P);
+    } else {
+      out += fmt::format("{}if ({} == 0) {}[{}] = {}[{}];\n", P, v, rout, base, rbuf, tid);
+    }
+    out += fmt::format("{}{}\n{}{} = {}[{}];\n{}}}\n", P, d_.barrier, P, acc.cname, rout, base, pad(ind));
   }
 
   void let_stmt(const StmtP& s, int ind, std::string& out) {
@@ -467,7 +546,9 @@ class CPrinter {
     }
     std::string st = d_.storage_type(a.type);
     bool heap = a.scope == MemScope::global;
-    if (heap)
+    if (d_.gpu && a.scope == MemScope::shared)  // one per block, declared at the top of the kernel
+      shared_decls_ += fmt::format("  {} {} {}[{}];\n", d_.shared_qualifier, st, b.cname, elems);
+    else if (heap)
       out += fmt::format("{}{}* {} = ({}*)ekb_alloc((size_t){} * sizeof({}));\n", pad(ind + 1), st, b.cname, st, elems, st);
     else
       out += fmt::format("{}{} {}[{}] __attribute__((aligned(64)));\n", pad(ind + 1), st, b.cname, elems);
@@ -490,12 +571,18 @@ class CPrinter {
     std::string min = scalar(s->min), ext = scalar(s->extent);
     if (d_.gpu && (s->loop == LoopKind::gpu_block || s->loop == LoopKind::gpu_thread)) {
       // The launch has exactly `extent` blocks (threads) on this axis: the loop is its index.
+      // A loop bound to fewer threads (blocks) than the launch has on its axis runs on the first ones.
       const std::string& idx = (s->loop == LoopKind::gpu_block ? d_.block_index : d_.thread_index)[s->gpu_axis];
+      int64_t n = 0;
+      is_const(s->extent, &n);
+      const uint32_t* dims = s->loop == LoopKind::gpu_block ? launch_.grid.data() : launch_.block.data();
+      bool guard = n < static_cast<int64_t>(dims[s->gpu_axis]);
       out += fmt::format("{}{{\n{}const int64_t {} = {}{};\n", pad(ind), pad(ind + 1), v, idx, min == "0" ? "" : " + " + min);
-      auto lo = lower::numeric_range(s->min, ranges_), ex = lower::numeric_range(s->extent, ranges_);
-      if (lo && ex) ranges_.set(s->var, lower::Range{lo->lo, lo->hi + std::max<int64_t>(ex->hi - 1, 0)});
-      stmt(s->body[0], ind + 1, out);
+      if (guard) out += fmt::format("{}if ({} < {}) {{\n", pad(ind + 1), idx, n);
+      record_range(s);
+      stmt(s->body[0], ind + 1 + guard, out);
       ranges_.erase(s->var);
+      if (guard) out += pad(ind + 1) + "}\n";
       out += pad(ind) + "}\n";
       return;
     }
@@ -506,13 +593,18 @@ class CPrinter {
     else
       out += fmt::format("{}for (int64_t {v} = {m}, {v}_end = {m} + {e}; {v} < {v}_end; ++{v}) {{\n", pad(ind),
                          fmt::arg("v", v), fmt::arg("m", min), fmt::arg("e", ext));
-    auto lo = lower::numeric_range(s->min, ranges_), ex = lower::numeric_range(s->extent, ranges_);
-    if (lo && ex) ranges_.set(s->var, lower::Range{lo->lo, lo->hi + std::max<int64_t>(ex->hi - 1, 0)});
+    record_range(s);
     if (fork) in_parallel_ = true;
     stmt(s->body[0], ind + 1, out);
     if (fork) in_parallel_ = false;
     ranges_.erase(s->var);
     out += pad(ind) + "}\n";
+  }
+
+  // The numeric range a loop's variable takes, for the simplifications inside the loop's body.
+  void record_range(const StmtP& s) {
+    auto lo = lower::numeric_range(s->min, ranges_), ex = lower::numeric_range(s->extent, ranges_);
+    if (lo && ex) ranges_.set(s->var, lower::Range{lo->lo, lo->hi + std::max<int64_t>(ex->hi - 1, 0)});
   }
 
   // ---- vector mode ----
@@ -850,6 +942,13 @@ GpuProgram print_gpu(const LoweredKernel& k, const Dialect& d) {
   return p.print_gpu();
 }
 
+std::string print_for_backend(const LoweredKernel& k, const std::string& backend) {
+  if (backend == "cpu") return print_c(k, c_dialect());
+  if (backend == "cuda") return print_gpu(k, cuda_dialect()).source;
+  if (backend == "opencl") return print_gpu(k, opencl_dialect()).source;
+  throw std::runtime_error("unknown backend `" + backend + "`; backends: cpu, cuda, opencl");
+}
+
 std::string print_c(const LoweredKernel& k, const Dialect& d) {
   CPrinter p(k, d);
   return p.print() + "\n" + c_entry_wrapper(k.inputs, k.outputs, d);
@@ -900,6 +999,49 @@ std::string c_abi_text(const std::string& task, const std::vector<lower::TensorA
                                  dtype_name(t.type), fmt::join(t.shape, "][")));
   params.push_back("    int32_t num_threads");
   out += fmt::format("void {}(\n{});\n", kEntryPoint, fmt::join(params, ",\n"));
+  return out;
+}
+
+std::string gpu_abi_text(const std::string& task, const std::vector<lower::TensorArg>& inputs,
+                         const std::vector<lower::TensorArg>& outputs, const Dialect& d) {
+  bool cuda = d.name == "cuda";
+  int64_t points = 1;
+  for (int64_t e : outputs.empty() ? std::vector<int64_t>{} : outputs[0].shape) points *= e;
+  std::string out = fmt::format(
+      "/* Task {0}: the {1} ABI of a raw .{2} submission for the {3} backend.\n"
+      " * The program is one source with one or more kernels. It says in a comment which kernels the host\n"
+      " * launches, in order, with their grid ({4}) and block ({5}) sizes, and which scratch buffers\n"
+      " * (device memory for intermediate results) the host allocates for it:\n"
+      " *   @launch KERNEL grid(X,Y,Z) block(X,Y,Z)     (one line per launch; Y and Z may be left out)\n"
+      " *   @scratch NAME BYTES                          (optional, one line per buffer)\n"
+      " * Every kernel takes every buffer, in this order: the inputs, the outputs, then the scratch buffers.\n"
+      " * Tensors are dense, row-major (the last index varies fastest), in device memory; inputs are\n"
+      " * read-only, outputs must be fully written, scratch buffers start with junk in them on every call.\n"
+      " * Types: f64 double, f32 float, bf16 uint16_t (bfloat16 bits), i64 {6}, i32 int, i16 short,\n"
+      " * i8 {7}, u8 {8}, bool {8} (0 or 1). The launches of one call are timed together on the device;\n"
+      " * a device profile may limit threads per block, shared memory per block and scratch bytes.\n */\n",
+      task, cuda ? "CUDA C" : "OpenCL C", cuda ? "cu" : "cl", cuda ? "cuda" : "opencl",
+      cuda ? "blocks" : "work-groups: the global size is grid x block", cuda ? "threads per block" : "work-items per group",
+      cuda ? "long long" : "long", cuda ? "signed char" : "char", cuda ? "unsigned char" : "uchar");
+  std::vector<std::string> params;
+  auto param = [&](const lower::TensorArg& t, bool is_const) {
+    std::string ty = d.storage_type(t.type);
+    if (cuda && ty == "int64_t") ty = "long long";
+    if (ty == "int64_t") ty = "long";
+    if (ty == "int32_t") ty = "int";
+    if (ty == "int16_t") ty = "short";
+    if (ty == "int8_t") ty = cuda ? "signed char" : "char";
+    if (ty == "uint8_t") ty = cuda ? "unsigned char" : "uchar";
+    if (ty == "uint16_t") ty = cuda ? "unsigned short" : "ushort";
+    params.push_back(fmt::format("    {}{}{}* {} {} /* {}[{}] */", d.global_ptr.empty() ? "" : d.global_ptr + " ",
+                                 is_const ? "const " : "", ty, d.restrict_kw, t.name, dtype_name(t.type), fmt::join(t.shape, "][")));
+  };
+  for (const auto& t : inputs) param(t, true);
+  for (const auto& t : outputs) param(t, false);
+  int64_t grid = std::max<int64_t>(1, (points + 255) / 256);
+  out += fmt::format("/* For example, one kernel with a thread per element of `{}`:\n * @launch ekb_k0 grid({},1,1) block(256,1,1)\n */\n",
+                     outputs.empty() ? "" : outputs[0].name, grid);
+  out += fmt::format("{} void ekb_k0(\n{});\n", d.kernel_prefix, fmt::join(params, ",\n"));
   return out;
 }
 

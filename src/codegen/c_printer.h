@@ -8,6 +8,7 @@
 
 #include "codegen/dialect.h"
 #include "lower/lower.h"
+#include "runtime/gpu/launch_contract.h"
 
 namespace ekb::codegen {
 
@@ -20,21 +21,16 @@ std::string c_signature(const lower::LoweredKernel& k, const Dialect& d);
 std::string print_c(const lower::LoweredKernel& k, const Dialect& d);
 
 // A GPU program (CUDA C, OpenCL C): kernels ekb_k0, ekb_k1, ... launched in order, each over every
-// buffer (inputs, outputs, then the scratch buffers the host allocates for intermediate stages).
-struct GpuLaunch {
-  std::string name;
-  int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};  // blocks and threads per block, per axis
-};
-struct GpuScratch {
-  std::string name;
-  int64_t bytes = 0;
-};
+// buffer (inputs, outputs, then the scratch buffers the host allocates for intermediate stages). The
+// source opens with its launch contract (runtime/gpu/launch_contract.h), which the runtime reads.
 struct GpuProgram {
   std::string source;
-  std::vector<GpuLaunch> launches;
-  std::vector<GpuScratch> scratch;
+  gpu::LaunchContract contract;
 };
 GpuProgram print_gpu(const lower::LoweredKernel& k, const Dialect& d);
+
+// The source a backend compiles: print_c for "cpu", print_gpu's source for "cuda" and "opencl".
+std::string print_for_backend(const lower::LoweredKernel& k, const std::string& backend);
 
 // The ABI of a task's kernel from its parameters alone (for raw C submissions): the signature with a
 // comment per tensor (shape and layout), and the wrapper the runtime calls,
@@ -43,6 +39,10 @@ GpuProgram print_gpu(const lower::LoweredKernel& k, const Dialect& d);
 inline constexpr const char* kEntryWrapper = "ekb_entry";
 std::string c_abi_text(const std::string& task, const std::vector<lower::TensorArg>& inputs,
                        const std::vector<lower::TensorArg>& outputs, const Dialect& d);
+// The same for a raw CUDA (.cu) or OpenCL (.cl) submission: the launch contract and a kernel's
+// parameters (launch_contract.h).
+std::string gpu_abi_text(const std::string& task, const std::vector<lower::TensorArg>& inputs,
+                         const std::vector<lower::TensorArg>& outputs, const Dialect& d);
 std::string c_entry_wrapper(const std::vector<lower::TensorArg>& inputs, const std::vector<lower::TensorArg>& outputs,
                             const Dialect& d);
 

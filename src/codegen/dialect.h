@@ -21,6 +21,15 @@ struct Dialect {
   bool gpu = false;
   std::string device_fn = "static inline";
   std::string block_index[3], thread_index[3];
+  std::string device_prelude;  // GPU dialects: fixed-width types, NAN/INFINITY, the math names the printer uses
+  // GPU memory shared by a block's threads and their synchronization: the qualifier of a shared
+  // array (declared once, at the top of the kernel), the barrier statement, and a warp shuffle
+  // `shuffle_down` with {v} (the value) and {d} (the lane distance), "" where the dialect has none
+  // (the cross-thread reductions then use shared memory down to the last step).
+  std::string shared_qualifier;
+  std::string barrier;
+  std::string shuffle_down;
+  int warp_size = 32;
   // The scalar C type used to store / compute values of a dtype.
   std::string storage_type(DType t) const;
   std::string compute_type(DType t) const;  // f16 and bf16 compute in float
@@ -30,5 +39,6 @@ struct Dialect {
 
 const Dialect& c_dialect();
 const Dialect& cuda_dialect();  // CUDA C++ as NVRTC compiles it
+const Dialect& opencl_dialect();  // OpenCL C 1.2 (with cl_khr_fp64)
 
 }  // namespace ekb::codegen

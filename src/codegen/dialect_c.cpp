@@ -1,6 +1,6 @@
 // The dialects: C (C11 with GNU vector extensions, which clang and gcc both accept; OpenMP for
-// parallel loops; f16 as _Float16 and bf16 stored as raw uint16_t bits) and CUDA C++ (NVRTC; loops
-// bound to blocks and threads; no vector types or OpenMP).
+// parallel loops; f16 as _Float16 and bf16 stored as raw uint16_t bits), CUDA C++ (NVRTC) and OpenCL
+// C (loops bound to blocks and threads; no vector types or OpenMP; no C library on the device).
 #include <fmt/format.h>
 
 #include "codegen/dialect.h"
@@ -56,10 +56,59 @@ const Dialect& cuda_dialect() {
     x.restrict_kw = "__restrict__";
     x.gpu = true;
     x.device_fn = "static __device__ __forceinline__";
+    x.shared_qualifier = "__shared__";
+    x.barrier = "__syncthreads();";
+    x.shuffle_down = "__shfl_down_sync(0xffffffffu, {v}, {d})";
+    x.device_prelude =
+        "/* fixed-width types and constants (no C library on the device) */\n"
+        "typedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long long int64_t;\n"
+        "typedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\n"
+        "typedef unsigned long long uint64_t;\n"
+        "#define INFINITY (__int_as_float(0x7f800000))\n#define NAN (__int_as_float(0x7fc00000))\n";
     const char* axes[] = {"x", "y", "z"};
     for (int a = 0; a < 3; ++a) {
       x.block_index[a] = std::string("(int64_t)blockIdx.") + axes[a];
       x.thread_index[a] = std::string("(int64_t)threadIdx.") + axes[a];
+    }
+    return x;
+  }();
+  return d;
+}
+
+// OpenCL C names its math built-ins without C's `f` suffix (they are overloaded on the argument type):
+// the C names the printer and the helpers use are mapped onto them, and memcpy (for bit casts in
+// the helpers) is a byte loop over private memory.
+static std::string opencl_prelude() {
+  std::string out =
+      "/* OpenCL C: fixed-width types, doubles, and the C library names ekb's code uses */\n"
+      "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+      "typedef char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long int64_t;\n"
+      "typedef uchar uint8_t;\ntypedef ushort uint16_t;\ntypedef uint uint32_t;\ntypedef ulong uint64_t;\n";
+  for (const char* f : {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "tanh", "erf", "sin", "cos",
+                        "tan", "asin", "acos", "atan", "sinh", "cosh", "floor", "ceil", "round", "rint", "trunc", "fabs",
+                        "atan2", "pow", "fmod", "fmin", "fmax"})
+    out += fmt::format("#define {}f {}\n", f, f);
+  out += "#define nearbyintf rint\n#define nearbyint rint\n"
+         "static inline void ekb_copy_bytes(uchar* d, const uchar* s, int n) { for (int i = 0; i < n; ++i) d[i] = s[i]; }\n"
+         "#define memcpy(d, s, n) ekb_copy_bytes((uchar*)(d), (const uchar*)(s), (n))\n";
+  return out;
+}
+
+const Dialect& opencl_dialect() {
+  static const Dialect d = [] {
+    Dialect x;
+    x.name = "opencl";
+    x.kernel_prefix = "__kernel";
+    x.restrict_kw = "restrict";
+    x.global_ptr = "__global";
+    x.gpu = true;
+    x.device_fn = "static inline";
+    x.device_prelude = opencl_prelude();
+    x.shared_qualifier = "__local";  // OpenCL allows these only at the kernel's function scope
+    x.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
+    for (int a = 0; a < 3; ++a) {
+      x.block_index[a] = fmt::format("(int64_t)get_group_id({})", a);
+      x.thread_index[a] = fmt::format("(int64_t)get_local_id({})", a);
     }
     return x;
   }();

@@ -55,6 +55,11 @@ class BoxFinder {
         stmt(s->body[1]);
         return;
       case SK::comment:
+      case SK::barrier:
+        return;
+      case SK::thread_reduce:
+        if (loads_ && s->buffer == buffer_) touch({});
+        if (stores_ && s->buffer == buffer_) touch({});
         return;
     }
   }
@@ -129,7 +134,14 @@ class BoxFinder {
             if (is_const(e->args[1], &k) && k > 0 && bounded(a)) return {floordiv(a.lo, e->args[1]), floordiv(a.hi, e->args[1])};
             return unbounded();
           case BinOp::mod:
-            if (is_const(e->args[1], &k) && k > 0) return {int_imm(0), int_imm(k - 1)};
+            if (is_const(e->args[1], &k) && k > 0) {
+              // A point (the index of one thread of a fused GPU loop) stays a point.
+              if (bounded(a) && (a.lo == a.hi || to_string(a.lo) == to_string(a.hi))) {
+                ExprP m = floormod(a.lo, e->args[1]);
+                return {m, m};
+              }
+              return {int_imm(0), int_imm(k - 1)};
+            }
             return unbounded();
           default:
             return unbounded();

@@ -219,6 +219,16 @@ StmtP comment(const std::string& text) {
   s->text = text;
   return s;
 }
+StmtP barrier() { return make_stmt(SK::barrier); }
+StmtP thread_reduce(ReduceOp op, const std::string& accumulator, const std::string& thread_var, int gpu_axis, int64_t threads) {
+  auto s = make_stmt(SK::thread_reduce);
+  s->redop = op;
+  s->buffer = accumulator;
+  s->var = thread_var;
+  s->gpu_axis = gpu_axis;
+  s->extent = int_imm(threads);
+  return s;
+}
 
 std::string to_string(const ExprP& e) {
   switch (e->kind) {
@@ -283,6 +293,12 @@ std::string to_string(const StmtP& s, int indent) {
     }
     case SK::comment:
       return fmt::format("{}# {}\n", pad, s->text);
+    case SK::barrier:
+      return pad + "barrier\n";
+    case SK::thread_reduce: {
+      const char* op = s->redop == ReduceOp::sum ? "sum" : s->redop == ReduceOp::prod ? "prod" : s->redop == ReduceOp::max ? "max" : "min";
+      return fmt::format("{}{} = thread_reduce_{}({} over {} threads of {})\n", pad, s->buffer, op, s->buffer, to_string(s->extent), s->var);
+    }
   }
   return "";
 }

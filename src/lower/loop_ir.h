@@ -67,7 +67,11 @@ const char* scope_name(MemScope s);
 struct Stmt;
 using StmtP = std::shared_ptr<const Stmt>;
 
-enum class SK { block, for_, store, allocate, let, if_, comment };
+// barrier: every thread of a GPU block waits here, and sees the others' shared-memory writes.
+// thread_reduce: a cross-thread reduction (GPU): inside a loop bound to thread axis `gpu_axis` of
+// `extent` threads (`var`), the scalar temporary `buffer` of every thread is combined with `redop`
+// and every thread gets the total back in it (the printer writes the shared-memory tree).
+enum class SK { block, for_, store, allocate, let, if_, comment, barrier, thread_reduce };
 
 struct Buffer {
   std::string name;
@@ -92,6 +96,7 @@ struct Stmt {
   // allocate
   Buffer alloc;
   std::string text;  // comment
+  ReduceOp redop = ReduceOp::sum;  // thread_reduce
 };
 
 StmtP block(std::vector<StmtP> stmts);
@@ -101,6 +106,8 @@ StmtP allocate(Buffer b, StmtP body);
 StmtP let(const std::string& var, ExprP value, StmtP body);
 StmtP if_then(ExprP cond, StmtP then_s, StmtP else_s = nullptr);
 StmtP comment(const std::string& text);
+StmtP barrier();
+StmtP thread_reduce(ReduceOp op, const std::string& accumulator, const std::string& thread_var, int gpu_axis, int64_t threads);
 
 // A readable dump of the loop IR (`ekb compile --emit loops`), for people and golden tests.
 std::string to_string(const ExprP& e);

@@ -34,6 +34,13 @@ LoweredKernel lower_kernel(const Program& p, const std::string& backend, const S
   body = unroll_loops(body);
   // 7. Loops of one iteration become lets; a last simplification.
   body = simplify_stmt(remove_trivial_loops(body));
+  // 8. GPU: each block's threads and shared memory within limits, its barriers reached by all.
+  if (backend != "cpu") {
+    if (auto problem = check_gpu_blocks(body)) {
+      diags.error(p.source(), Loc{}, problem->message, problem->fix);
+      throw DiagnosticError(std::move(diags));
+    }
+  }
   k.body = body;
   return k;
 }

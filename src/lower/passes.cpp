@@ -1,7 +1,11 @@
 // Post-realization passes over the loop IR.
 #include "lower/passes.h"
 
+#include <fmt/format.h>
+
 #include <functional>
+#include <map>
+#include <set>
 
 #include "lower/graph.h"
 #include "lower/simplify.h"
@@ -35,7 +39,11 @@ struct Simplifier {
         if (lo && ex) scope.set(st->var, Range{lo->lo, lo->hi + std::max<int64_t>(ex->hi - 1, 0)});
         StmtP body = s(st->body[0]);
         scope.erase(st->var);
-        return for_loop(st->var, min, extent, st->loop, body);
+        auto loop = std::make_shared<Stmt>(*st);  // keeps the GPU axis
+        loop->min = min;
+        loop->extent = extent;
+        loop->body = {body};
+        return loop;
       }
       case SK::let: {
         ExprP v = e(st->value);
@@ -134,6 +142,138 @@ StmtP remove_trivial_loops(const StmtP& s) {
   if (s->kind == SK::let && (is_const(s->value) || s->value->kind == EK::var))
     return remove_trivial_loops(substitute_stmt(s->body[0], s->var, s->value));
   return map_stmt(s, remove_trivial_loops);
+}
+
+namespace {
+
+// One kernel (root loop nest) of a GPU program: its block's size and the walk for divergence.
+class GpuBlockChecker {
+ public:
+  std::optional<GpuBlockProblem> problem;
+
+  void nest(const StmtP& s) {
+    threads_[0] = threads_[1] = threads_[2] = 1;
+    shared_bytes_ = reduce_bytes_ = 0;
+    sizes(s);
+    int64_t n = threads_[0] * threads_[1] * threads_[2];
+    shared_bytes_ += reduce_bytes_ * n;
+    if (n > 1024) {
+      fail(fmt::format("a GPU block would have {} x {} x {} = {} threads, more than the 1024 a block may have", threads_[0],
+                       threads_[1], threads_[2], n),
+           "bind smaller loops to thread.x/y/z (split them by smaller factors; the rest stays serial or goes to blocks)");
+      return;
+    }
+    if (shared_bytes_ > 48 * 1024) {
+      fail(fmt::format("a GPU block would use {} bytes of static shared memory, more than 48 KiB", shared_bytes_),
+           "cache smaller tiles in shared memory (split the loop the caches are computed at by a smaller factor)");
+      return;
+    }
+    std::set<std::string> dependent;
+    walk(s, dependent, "");
+  }
+
+ private:
+  int64_t threads_[3] = {1, 1, 1};
+  int64_t shared_bytes_ = 0;
+  int64_t reduce_bytes_ = 0;  // per thread, for the cross-thread reductions' trees
+  std::map<std::string, DType> types_;
+
+  void fail(std::string m, std::string f) {
+    if (!problem) problem = GpuBlockProblem{std::move(m), std::move(f)};
+  }
+
+  void sizes(const StmtP& s) {
+    if (!s) return;
+    int64_t n;
+    if (s->kind == SK::for_ && s->loop == LoopKind::gpu_thread && is_const(s->extent, &n))
+      threads_[s->gpu_axis] = std::max(threads_[s->gpu_axis], n);
+    if (s->kind == SK::allocate) {
+      types_[s->alloc.name] = s->alloc.type;
+      if (s->alloc.scope == MemScope::shared) {
+        int64_t bytes = dtype_bytes(s->alloc.type);
+        for (int64_t e : s->alloc.extents) bytes *= e;
+        shared_bytes_ += bytes;
+      }
+    }
+    for (const auto& b : s->body) sizes(b);
+    if (s->kind == SK::thread_reduce) {
+      // The printer's tree: one value per thread and one result per group of threads.
+      auto t = types_.find(s->buffer);
+      reduce_bytes_ += 2 * (t == types_.end() ? 8 : std::max(4, dtype_bytes(t->second)));
+    }
+  }
+
+  static bool uses_any(const ExprP& e, const std::set<std::string>& vars) {
+    if (!e) return false;
+    for (const auto& v : vars)
+      if (uses_var(e, v)) return true;
+    return false;
+  }
+
+  // `why` says why the threads may not all be here ("" when they all are).
+  void walk(const StmtP& s, std::set<std::string>& dep, const std::string& why) {
+    if (!s || problem) return;
+    std::string inner_why = why;
+    bool added = false;
+    switch (s->kind) {
+      case SK::barrier:
+      case SK::thread_reduce:
+        if (!why.empty())
+          fail(fmt::format("a {} would not be reached by every thread of the GPU block: it is inside {}",
+                           s->kind == SK::barrier ? "barrier (after a shared-memory copy)" : "cross-thread reduction", why),
+               "make every thread of the block run the loops around it: bind loops of the same extent to each thread axis "
+               "(a copy stage's loops may be split so that their bound piece has as many threads as the consumer's), and keep "
+               "guarded tails off the loops that contain caches (choose factors that divide the extents)");
+        return;
+      case SK::for_: {
+        int64_t n = 0;
+        if (s->loop == LoopKind::gpu_thread) {
+          if (!is_const(s->extent, &n) || n < threads_[s->gpu_axis])
+            inner_why = fmt::format("loop `{}`, bound to {} threads of axis {} while the block has {}", s->var, n,
+                                    "xyz"[s->gpu_axis], threads_[s->gpu_axis]);
+          added = dep.insert(s->var).second;
+        } else if (uses_any(s->min, dep) || uses_any(s->extent, dep)) {
+          inner_why = fmt::format("loop `{}`, whose trip count depends on the thread", s->var);
+          added = dep.insert(s->var).second;
+        }
+        break;
+      }
+      case SK::let:
+        if (uses_any(s->value, dep)) added = dep.insert(s->var).second;
+        break;
+      case SK::if_:
+        if (uses_any(s->value, dep)) inner_why = fmt::format("a branch on the thread's index (`if` of a guarded tail)");
+        break;
+      default:
+        break;
+    }
+    for (const auto& b : s->body) walk(b, dep, inner_why);
+    if (added) dep.erase(s->var);
+  }
+};
+
+void root_nests(const StmtP& s, std::vector<StmtP>& nests) {
+  if (!s) return;
+  if (s->kind == SK::block) {
+    for (const auto& b : s->body) root_nests(b, nests);
+  } else if (s->kind == SK::allocate && s->alloc.scope == MemScope::global && !s->alloc.extents.empty()) {
+    root_nests(s->body[0], nests);
+  } else if (s->kind != SK::comment) {
+    nests.push_back(s);
+  }
+}
+
+}  // namespace
+
+std::optional<GpuBlockProblem> check_gpu_blocks(const StmtP& body) {
+  std::vector<StmtP> nests;
+  root_nests(body, nests);
+  for (const auto& n : nests) {
+    GpuBlockChecker c;
+    c.nest(n);
+    if (c.problem) return c.problem;
+  }
+  return std::nullopt;
 }
 
 }  // namespace ekb::lower

@@ -1,5 +1,8 @@
 // The loop-IR passes that run after realization, each a function from statement to statement.
 #pragma once
+#include <optional>
+#include <string>
+
 #include "lower/loop_ir.h"
 
 namespace ekb::lower {
@@ -13,5 +16,15 @@ lir::StmtP partition_vector_loops(const lir::StmtP& s);
 lir::StmtP unroll_loops(const lir::StmtP& s);
 // Loops of extent 1 become lets; empty loops disappear.
 lir::StmtP remove_trivial_loops(const lir::StmtP& s);
+
+// GPU backends: what one block of each kernel (root loop nest) may do. Its threads (the product of
+// the largest extent bound to each thread axis) are at most 1024, its static shared memory at most
+// 48 KiB, and every barrier and cross-thread reduction is reached by every thread of the block (not
+// inside a branch, a loop bound to fewer threads than the block has, or a loop whose trip count
+// depends on the thread). Returns what is wrong and how to fix it, or nothing.
+struct GpuBlockProblem {
+  std::string message, fix;
+};
+std::optional<GpuBlockProblem> check_gpu_blocks(const lir::StmtP& body);
 
 }  // namespace ekb::lower

@@ -34,6 +34,8 @@ namespace {
 constexpr int64_t kStackBufferBytes = 64 * 1024;
 // An explicitly `local` buffer above this is an error: the stack is small on edge devices.
 constexpr int64_t kMaxLocalBytes = 1 << 20;
+// Static shared memory of one GPU block (CUDA and OpenCL devices guarantee 48 KiB).
+constexpr int64_t kMaxSharedBytes = 48 * 1024;
 
 struct RegionDim {
   ExprP min, extent;
@@ -94,6 +96,12 @@ class Realizer {
   RangeScope scope_;  // numeric ranges of the loop variables around the point being generated
   ValueRange value_range_;
   int counter_ = 0;
+  struct Enclosing {
+    std::string var;
+    ExprP extent;
+    LoopKind kind;
+  };
+  std::vector<Enclosing> loops_;  // the loops around the point being generated, outermost first
 
   void error(Loc loc, std::string msg, std::string fix) { d_.error(p_.source(), loc, std::move(msg), std::move(fix)); }
 
@@ -225,6 +233,7 @@ class Realizer {
     };
     LoweredValue lv = lower_value(value, counter_);
     ExprP stored = st.has_reduction() ? reduction_combine(st.rop, load(st.name, st.type, store_idx), lv.value) : lv.value;
+    const std::vector<StmtP> value_pre = lv.pre;  // what computes the value, before it is stored
     lv.pre.push_back(store(st.name, store_idx, stored));
     StmtP innermost = with_lets(guarded(block(lv.pre), false), false);
 
@@ -246,27 +255,110 @@ class Realizer {
       if (level == ss.dims.size()) return init_body;
       const LoopDim& d = ss.dims[level];
       if (d.reduction) return gen_init(level + 1);
-      return open_loop(Q(d.name), loop_ext[d.name], d.kind, [&] { return gen_init(level + 1); });
+      return open_loop(Q(d.name), loop_ext[d.name], d.kind, d.gpu_axis, [&] { return gen_init(level + 1); });
     };
+    // A reduction loop bound to GPU threads: a cross-thread reduction (see thread_reduction).
+    int cross = cross_thread_level(st, ss);
+    if (cross == -2) return nullptr;
+    std::string acc;
+    if (cross >= 0) {
+      acc = fmt::format("{}.partial{}", st.name, counter_++);
+      innermost = with_lets(guarded(block({block(value_pre),
+                                           store(acc, {}, reduction_combine(st.rop, load(acc, st.type, {}), lv.value))}),
+                                    false),
+                            false);
+    }
     std::function<StmtP(size_t)> gen = [&](size_t level) -> StmtP {
       if (level == ss.dims.size()) return innermost;
       const LoopDim& d = ss.dims[level];
-      StmtP loop = open_loop(Q(d.name), loop_ext[d.name], d.kind,
-                             [&] { return computed_here(st.name, d.name, gen(level + 1)); });
-      if (st.has_reduction() && level == init_pos) return block({gen_init(level), loop});
+      StmtP loop = open_loop(Q(d.name), loop_ext[d.name], d.kind, d.gpu_axis, [&] {
+        StmtP body = gen(level + 1);
+        if (static_cast<int>(level) == cross) {
+          // Each thread's partial over the inner reduction loops, combined across the threads; every
+          // thread gets the total and stores it (the same value).
+          int64_t threads = 0;
+          is_const(loop_ext[d.name], &threads);
+          Buffer b;
+          b.name = acc;
+          b.type = st.type;
+          b.scope = MemScope::local;
+          StmtP result = with_lets(guarded(store(st.name, store_idx, load(acc, st.type, {})), true), true);
+          body = allocate(b, block({store(acc, {}, reduction_identity(st.rop, st.type)), body,
+                                    thread_reduce(st.rop, acc, Q(d.name), d.gpu_axis, threads), result}));
+        }
+        return computed_here(st.name, d.name, body);
+      });
+      if (st.has_reduction() && level == init_pos && cross < 0) return block({gen_init(level), loop});
       return loop;
     };
     if (st.has_reduction() && init_pos == ss.dims.size()) return block({gen_init(ss.dims.size()), gen(0)});
     return gen(0);
   }
 
+  // The level of a reduction loop bound to GPU threads (a cross-thread reduction), -1 when there is
+  // none, -2 after an error: it must be the outermost reduction loop, with only reduction loops
+  // inside it (each thread's partial), and the reduction's initial value at its default place.
+  int cross_thread_level(const LStage& st, const StageSchedule& ss) {
+    int level = -1;
+    for (size_t k = 0; k < ss.dims.size(); ++k)
+      if (ss.dims[k].reduction && ss.dims[k].kind == LoopKind::gpu_thread) level = static_cast<int>(k);
+    if (level < 0) return -1;
+    const std::string& name = ss.dims[level].name;
+    for (size_t k = 0; k < ss.dims.size(); ++k) {
+      const LoopDim& d = ss.dims[k];
+      bool inside = static_cast<int>(k) > level;
+      if ((d.reduction && !inside && static_cast<int>(k) != level) || (!d.reduction && inside) ||
+          (inside && d.kind != LoopKind::serial && d.kind != LoopKind::unrolled)) {
+        error(st.loc, fmt::format("`{}` reduces across GPU threads over `{}`, but its loop `{}` is {}", st.name, name, d.name,
+                                  d.reduction ? (inside ? prim_kind(d.kind) : "a reduction loop outside it") : "a pure loop inside it"),
+              fmt::format("reorder `{}`'s loops so that every pure loop is outside `{}` and `{}` is the outermost reduction loop "
+                          "(the loops inside it, serial or unrolled, make each thread's partial), e.g. `split c 256 -> co ci; "
+                          "reorder ci co; bind ci thread.x`", st.name, name, name));
+        return -2;
+      }
+    }
+    if (!ss.init_dim.empty()) {
+      error(st.loc, fmt::format("`{}` reduces across GPU threads over `{}`; decompose_reduction does not apply", st.name, name),
+            "remove decompose_reduction: each thread starts its partial inside the bound loop");
+      return -2;
+    }
+    return level;
+  }
+  static const char* prim_kind(LoopKind k) {
+    switch (k) {
+      case LoopKind::parallel: return "parallel";
+      case LoopKind::vectorized: return "vectorized";
+      case LoopKind::gpu_block: return "bound to GPU blocks";
+      case LoopKind::gpu_thread: return "bound to GPU threads too";
+      default: return "serial";
+    }
+  }
+
   template <typename F>
-  StmtP open_loop(const std::string& v, const ExprP& extent, LoopKind kind, F&& body) {
+  StmtP open_loop(const std::string& v, const ExprP& extent, LoopKind kind, int gpu_axis, F&& body) {
     auto r = numeric_range(extent, scope_);
     scope_.set(v, Range{0, r ? std::max<int64_t>(r->hi - 1, 0) : INT64_MAX / 4});
+    loops_.push_back({v, extent, kind});
     StmtP b = body();
+    loops_.pop_back();
     scope_.erase(v);
-    return for_loop(v, int_imm(0), extent, kind, b);
+    auto loop = std::make_shared<Stmt>(*for_loop(v, int_imm(0), extent, kind, b));
+    loop->gpu_axis = gpu_axis;
+    return loop;
+  }
+
+  // GPU: a shared buffer is one per block, so the region it holds is what every thread of the block
+  // touches: the enclosing loops bound to threads range over their extents (they are wrapped
+  // around `inner` for bounds inference) instead of standing for one thread's index.
+  StmtP relax_threads(StmtP inner) const {
+    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
+      if (it->kind == LoopKind::gpu_thread) inner = for_loop(it->var, int_imm(0), it->extent, LoopKind::serial, inner);
+    return inner;
+  }
+  bool inside_blocks() const {
+    for (const auto& l : loops_)
+      if (l.kind == LoopKind::gpu_block) return true;
+    return false;
   }
 
   // ---- what is computed and stored inside a loop ----
@@ -274,9 +366,11 @@ class Realizer {
     std::string key = site_key(stage_name, dim);
     auto it = compute_sites_.find(key);
     if (it != compute_sites_.end()) {
+      std::vector<StmtP> shared_copies;  // GPU: stages stored in shared memory, computed here by the block's threads
       for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
         const LStage& producer = stage(*p);
-        auto box = box_touched(inner, producer.name, true, false, value_range_);
+        bool shared = s_.find(producer.name)->scope == MemScope::shared;
+        auto box = box_touched(shared ? relax_threads(inner) : inner, producer.name, true, false, value_range_);
         if (!box) continue;  // nothing here reads it
         std::vector<RegionDim> region;
         for (size_t d = 0; d < producer.extents.size(); ++d) {
@@ -293,8 +387,20 @@ class Realizer {
           ExprP hi = simplify(min((*box)[d].hi, int_imm(producer.extents[d] - 1)), scope_);
           region.push_back({lo, simplify(add(sub(hi, lo), int_imm(1)), scope_)});
         }
-        inner = block({comment(fmt::format("stage {} (computed at {}.{})", producer.name, stage_name, dim)),
-                       realize(producer, region), inner});
+        StmtP made = block({comment(fmt::format("stage {} (computed at {}.{})", producer.name, stage_name, dim)),
+                            realize(producer, region)});
+        if (shared) shared_copies.insert(shared_copies.begin(), made);
+        else inner = block({made, inner});
+      }
+      if (!shared_copies.empty()) {
+        // The threads of the block fill the shared buffers together: every thread waits until they
+        // are complete before reading them, and until every thread has read them before the next
+        // iteration overwrites them.
+        std::vector<StmtP> b = shared_copies;
+        b.push_back(barrier());
+        b.push_back(inner);
+        b.push_back(barrier());
+        inner = block(b);
       }
     }
     return allocate_here(key, inner);
@@ -315,8 +421,16 @@ class Realizer {
     for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
       const LStage& st = stage(*p);
       const StageSchedule& ss = *s_.find(st.name);
-      auto loads = box_touched(inner, st.name, true, false, value_range_);
-      auto stores = box_touched(inner, st.name, false, true, value_range_);
+      if (ss.scope == MemScope::shared && !inside_blocks()) {
+        error(st.loc, fmt::format("`{}` is stored in shared memory, which exists once per GPU block, but it is {}", st.name,
+                                  key == root_ ? "stored at the root, outside every block" : "stored outside the loops bound to blocks"),
+              fmt::format("compute (and store) `{}` inside a loop bound to block.x/y/z or deeper, e.g. `cache_read A shared at ko` "
+                          "with `ko` inside the block loops", st.name));
+        continue;
+      }
+      StmtP relaxed = ss.scope == MemScope::shared ? relax_threads(inner) : inner;
+      auto loads = box_touched(relaxed, st.name, true, false, value_range_);
+      auto stores = box_touched(relaxed, st.name, false, true, value_range_);
       Buffer b;
       b.name = st.name;
       b.type = st.type;
@@ -355,6 +469,11 @@ class Realizer {
         error(st.loc, fmt::format("`{}` is cached in local memory but needs {} bytes, more than the {} a stack allows", st.name,
                                   bytes, kMaxLocalBytes),
               "cache a smaller region (compute it at an inner loop) or use the global scope");
+      }
+      if (ss.scope == MemScope::shared && bytes > kMaxSharedBytes) {
+        error(st.loc, fmt::format("`{}` is cached in shared memory but needs {} bytes, more than the {} bytes of static shared "
+                                  "memory a GPU block may have", st.name, bytes, kMaxSharedBytes),
+              "cache a smaller tile (compute the cache at an inner loop, or split the loop it is computed at by a smaller factor)");
       }
       b.scope = ss.scope;
       if (!at_root && ss.scope == MemScope::global && bytes <= kStackBufferBytes) b.scope = MemScope::local;

@@ -76,6 +76,48 @@ int lanes_for(DType t) {
 // Threads per block of the default GPU schedule.
 constexpr int64_t kGpuThreads = 256;
 
+// GPU: a stage that reduces over a long axis into few output points (a row's max or sum, a global
+// sum) gets a block per output point whose threads reduce together: one serial thread per point
+// would leave most of the GPU idle and read each row alone. Float reductions only (the tree's
+// order of additions differs from a serial loop's, within the float tolerance).
+constexpr int64_t kCrossThreadMinExtent = 128;
+constexpr int64_t kCrossThreadMaxPoints = 16384;
+
+bool reduce_across_threads(const LStage& s) {
+  if (!s.has_reduction() || !is_float(s.type)) return false;
+  int64_t points = 1, rext = 1;
+  for (int64_t e : s.extents) points *= e;
+  for (int64_t e : s.rextents) rext *= e;
+  return rext >= kCrossThreadMinExtent && points <= kCrossThreadMaxPoints;
+}
+
+// The directives of a cross-thread reduction: pure loops fused into one bound to blocks, reduction
+// loops fused into one split into a thread piece (outermost among the reduction loops) and a serial
+// rest.
+std::vector<std::string> cross_thread_directives(const LStage& s) {
+  std::vector<std::string> dirs;
+  auto fuse_all = [&](const std::vector<std::string>& vars) {
+    std::string fused = vars[0];
+    for (size_t i = 1; i < vars.size(); ++i) {
+      std::string next = fused + "_" + vars[i];
+      dirs.push_back(fmt::format("fuse {} {} -> {}", fused, vars[i], next));
+      fused = next;
+    }
+    return fused;
+  };
+  int64_t rext = 1;
+  for (int64_t e : s.rextents) rext *= e;
+  int64_t threads = kGpuThreads;
+  while (threads > rext) threads /= 2;
+  std::string pure = s.vars.empty() ? "" : fuse_all(s.vars);
+  std::string red = fuse_all(s.rvars);
+  dirs.push_back(fmt::format("split {} {} -> {}_s {}_t", red, threads, red, red));
+  dirs.push_back(fmt::format("reorder {}_t {}_s", red, red));
+  if (!pure.empty()) dirs.push_back(fmt::format("bind {} block.x", pure));
+  dirs.push_back(fmt::format("bind {}_t thread.x", red));
+  return dirs;
+}
+
 }  // namespace
 
 std::string default_schedule_text(const Program& p, const std::string& backend) {
@@ -109,11 +151,11 @@ std::string default_schedule_text(const Program& p, const std::string& backend) 
       l2.push_back(fmt::format("  {}: inline", s.name));
       continue;
     }
-    if (s.has_reduction() && consumers.size() == 1 && sites == 1) {
+    if (s.has_reduction() && consumers.size() == 1 && sites == 1 && !(backend != "cpu" && reduce_across_threads(s))) {
       const LStage& c = g.stages[g.find(consumers[0])];
       bool pointwise = true;
       reads_pointwise(c.value, s.name, c, pointwise);
-      if (pointwise && !c.vars.empty()) fused_into[s.name] = c.name;
+      if (pointwise && !c.vars.empty() && !(backend != "cpu" && reduce_across_threads(c))) fused_into[s.name] = c.name;
     }
   }
   // Loops of every stage that keeps its own.
@@ -123,6 +165,10 @@ std::string default_schedule_text(const Program& p, const std::string& backend) 
     if (inlined.count(s.name)) continue;
     std::vector<std::string> dirs;
     bool root = !fused_into.count(s.name);
+    if (gpu && root && reduce_across_threads(s)) {
+      l1.push_back(fmt::format("  {}: {}", s.name, fmt::join(cross_thread_directives(s), "; ")));
+      continue;
+    }
     if (gpu) {
       // GPU: the pure loops fused into one, split into blocks of kGpuThreads threads; a fused
       // producer is computed inside each thread, at its point.

@@ -8,7 +8,9 @@
 //  - on cpu, every stage at the root runs its outermost pure loop in parallel (fusing the two
 //    outermost when the first is short) and vectorizes its innermost pure loop, the contiguous one;
 //  - on cuda and opencl, every stage at the root fuses its pure loops into one and splits it into
-//    blocks of 256 threads (bind block.x / thread.x, guarded tail); its reductions run in each thread.
+//    blocks of 256 threads (bind block.x / thread.x, guarded tail); its reductions run in each thread,
+//    except a float reduction over a long axis (>= 128) into few points (<= 16384: a row's max or
+//    sum, a global sum): a block per point, whose threads reduce together (a cross-thread reduction).
 #pragma once
 #include <string>
 

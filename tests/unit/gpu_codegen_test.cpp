@@ -33,14 +33,14 @@ TEST(CudaCodegen, TwoStagesBecomeTwoLaunchesWithAScratchBuffer) {
   Y[m, n] = exp(X[m, n]) / S[m]
 )"));
   codegen::GpuProgram g = cuda_program(*p);
-  ASSERT_EQ(g.launches.size(), 2u);
-  EXPECT_EQ(g.launches[0].grid[0], 1);   // S: 64 rows, one block of 64 threads
-  EXPECT_EQ(g.launches[0].block[0], 64);
-  EXPECT_EQ(g.launches[1].grid[0], 25);  // Y: 6400 points in blocks of 256
-  EXPECT_EQ(g.launches[1].block[0], 256);
-  ASSERT_EQ(g.scratch.size(), 1u);
-  EXPECT_EQ(g.scratch[0].name, "S");
-  EXPECT_EQ(g.scratch[0].bytes, 64 * 4);
+  ASSERT_EQ(g.contract.launches.size(), 2u);
+  EXPECT_EQ(g.contract.launches[0].grid[0], 1u);   // S: 64 rows, one block of 64 threads
+  EXPECT_EQ(g.contract.launches[0].block[0], 64u);
+  EXPECT_EQ(g.contract.launches[1].grid[0], 25u);  // Y: 6400 points in blocks of 256
+  EXPECT_EQ(g.contract.launches[1].block[0], 256u);
+  ASSERT_EQ(g.contract.scratch.size(), 1u);
+  EXPECT_EQ(g.contract.scratch[0].name, "S");
+  EXPECT_EQ(g.contract.scratch[0].bytes, 64u * 4);
   EXPECT_NE(g.source.find("extern \"C\" __global__ void ekb_k1(const float* __restrict__ X, float* __restrict__ Y, "
                           "float* __restrict__ S)"),
             std::string::npos)
@@ -55,8 +55,8 @@ TEST_P(CudaSuite, DefaultScheduleCompilesWithNvrtc) {
   const Task* t = suite().find(GetParam());
   ASSERT_TRUE(t);
   codegen::GpuProgram g = cuda_program(*t->program);
-  ASSERT_FALSE(g.launches.empty());
-  for (const auto& l : g.launches) EXPECT_LE(l.block[0] * l.block[1] * l.block[2], 1024) << l.name;
+  ASSERT_FALSE(g.contract.launches.empty());
+  for (const auto& l : g.contract.launches) EXPECT_LE(l.threads_per_block(), 1024u) << l.kernel;
   std::string why;
   if (!gpu::nvrtc_available(&why)) GTEST_SKIP() << why;
   gpu::NvrtcResult r = gpu::nvrtc_compile(g.source, t->name + ".cu", "sm_90");

@@ -1,5 +1,6 @@
 // bind AXIS block.x|y|z|thread.x|y|z: a loop runs as GPU blocks or threads. Parsed and checked on
-// every backend, rejected on cpu, which has neither.
+// every backend, rejected on cpu, which has neither. A reduction axis may be bound to threads: the
+// threads of a block each reduce a part and combine their partials (lowering, realize.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,16 +25,18 @@ void bind(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
     return;
   }
   LoopDim& dim = s.dims[s.find_dim(d.args[0].text)];
-  if (dim.reduction) {
-    ctx.error(d.args[0].loc, fmt::format("`{}` is a reduction axis: blocks or threads would add into the same element", dim.name),
-              "rfactor it into its own stage first");
+  int index = static_cast<int>(it - targets.begin());
+  if (dim.reduction && index < 3) {
+    ctx.error(d.args[0].loc, fmt::format("`{}` is a reduction axis: blocks would add into the same element, and the threads "
+                                         "of different blocks cannot combine their partial results", dim.name),
+              fmt::format("bind it to a thread axis (`bind {} thread.x`: a cross-thread reduction within a block), or rfactor "
+                          "it into its own stage first", dim.name));
     return;
   }
   if (dim.kind != lir::LoopKind::serial) {
     ctx.error(d.loc, fmt::format("`{}` is already marked {}", dim.name, mark_name(dim.kind)), "mark each loop once");
     return;
   }
-  int index = static_cast<int>(it - targets.begin());
   dim.kind = index < 3 ? lir::LoopKind::gpu_block : lir::LoopKind::gpu_thread;
   dim.gpu_axis = index % 3;
 }

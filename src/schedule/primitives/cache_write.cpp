@@ -1,7 +1,8 @@
 // cache_write SCOPE [at AXIS] [-> NAME]: a new stage NAME takes this stage's computation (its
 // reduction included) and writes into SCOPE, computed at this stage's loop AXIS; this stage becomes
 // the copy of NAME into its own buffer. NAME starts with this stage's loops and splits; this stage
-// keeps only its pure loops.
+// keeps only its pure loops. On GPU backends, a cache computed at an axis starts from plain loops
+// instead (see below).
 #include <fmt/format.h>
 
 #include <set>
@@ -54,6 +55,18 @@ void cache_write(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
   if (!at.empty())
     for (auto& dim : cs.dims)  // it runs inside one iteration of this stage's loops: no nested parallel loops
       if (dim.kind == lir::LoopKind::parallel) dim.kind = lir::LoopKind::serial;
+  if (!at.empty() && ctx.sched.backend != "cpu") {
+    // GPU: computed inside one thread's (or block's) iteration, the cache starts from the stage's
+    // plain loops (its variables, then the reduction's), not from the splits and bindings that
+    // spread the whole stage over blocks and threads: those would cover the small region many times.
+    StageSchedule fresh = initial_schedule(c);
+    fresh.name = cs.name;
+    fresh.compute = cs.compute;
+    fresh.at_stage = cs.at_stage;
+    fresh.at_dim = cs.at_dim;
+    fresh.scope = cs.scope;
+    cs = std::move(fresh);
+  }
   // This stage keeps its pure loops and the relations between them (those not touching a reduction
   // variable or a piece of one, however many splits and fuses away).
   std::set<std::string> reduction_names = derived_names({c.rvars.begin(), c.rvars.end()}, s.rels);
