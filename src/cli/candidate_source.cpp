@@ -6,13 +6,14 @@
 #include <filesystem>
 
 #include "codegen/c_printer.h"
+#include "runtime/gpu/launch_contract.h"
 #include "lower/graph.h"
 #include "schedule/choice.h"
 
 namespace ekb::cli {
 
 bool is_raw_source(const std::string& path) {
-  for (const char* ext : {".c", ".cc", ".cpp", ".cxx"})
+  for (const char* ext : {".c", ".cc", ".cpp", ".cxx", ".cu", ".cl"})
     if (path.ends_with(ext)) return true;
   return false;
 }
@@ -22,9 +23,13 @@ CandidateSource build_candidate(const std::string& target, const std::string& ta
   if (backend != "cpu" && backend != "cuda" && backend != "opencl")
     throw std::runtime_error(fmt::format("unknown backend `{}`; backends: cpu, cuda, opencl", backend));
   CandidateSource c;
-  if (backend != "cpu" && is_raw_source(target))
-    throw std::runtime_error(fmt::format("raw sources for `{}` are not accepted yet", backend));
   if (is_raw_source(target)) {
+    bool gpu_source = target.ends_with(".cu") || target.ends_with(".cl");
+    std::string wants = backend == "cpu" ? ".c or .cpp" : backend == "cuda" ? ".cu" : ".cl";
+    if ((backend == "cpu") == gpu_source || (backend == "cuda" && !target.ends_with(".cu")) ||
+        (backend == "opencl" && !target.ends_with(".cl")))
+      throw std::runtime_error(fmt::format("{}: the {} backend takes raw {} sources (`ekb show TASK --abi {}`)", target, backend,
+                                           wants, backend == "cpu" ? "c" : backend));
     if (!schedule.empty())
       throw std::runtime_error("--schedule applies to .ekb programs; a raw source is its own schedule");
     std::string name = task.empty() ? std::filesystem::path(target).filename().string() : task;
@@ -32,6 +37,16 @@ CandidateSource build_candidate(const std::string& target, const std::string& ta
     suite = std::make_unique<Suite>(g.load_suite());
     const Task& t = find_task(*suite, name);
     c.program = t.program;
+    if (gpu_source) {
+      c.c_source = read_source_file(target)->text;
+      try {
+        gpu::parse_launch_contract(c.c_source);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(fmt::format("{}: {}", target, e.what()));
+      }
+      c.description = fmt::format("raw {} for task {}", backend == "cuda" ? "CUDA C" : "OpenCL C", t.name);
+      return c;
+    }
     c.cplusplus = !target.ends_with(".c");
     lower::Graph gr = lower::build_graph(*t.program);
     c.c_source = codegen::raw_submission_source(read_source_file(target)->text, c.cplusplus, gr.inputs, gr.outputs,
@@ -39,13 +54,12 @@ CandidateSource build_candidate(const std::string& target, const std::string& ta
     c.description = fmt::format("raw {} for task {}", c.cplusplus ? "C++" : "C", t.name);
     return c;
   }
-  if (!task.empty()) throw std::runtime_error("--task applies to raw .c / .cpp sources");
+  if (!task.empty()) throw std::runtime_error("--task applies to raw .c, .cpp, .cu and .cl sources");
   LoadedProgram lp = load_file_or_task(target, g, suite);
   c.program = lp.program;
   ScheduleChoice sc = choose_schedule(*lp.program, backend, schedule);
   c.lowered = std::make_unique<lower::LoweredKernel>(lower_with(*lp.program, backend, sc));
-  if (backend == "cpu") c.c_source = codegen::print_c(*c.lowered, codegen::c_dialect());
-  else if (backend == "cuda") c.c_source = codegen::print_gpu(*c.lowered, codegen::cuda_dialect()).source;
+  c.c_source = codegen::print_for_backend(*c.lowered, backend);
   c.description = "schedule " + sc.description;
   return c;
 }

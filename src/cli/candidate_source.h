@@ -18,7 +18,7 @@ struct CandidateSource {
   std::unique_ptr<lower::LoweredKernel> lowered;  // when made from the IR
 };
 
-bool is_raw_source(const std::string& path);  // .c, .cc, .cpp, .cxx
+bool is_raw_source(const std::string& path);  // .c, .cc, .cpp, .cxx (cpu), .cu (cuda), .cl (opencl)
 // `task` names the task of a raw source (default: the file name up to its first dot).
 CandidateSource build_candidate(const std::string& target, const std::string& task, const std::string& backend,
                                 const std::string& schedule, const Globals& g, std::unique_ptr<Suite>& suite);

@@ -13,6 +13,7 @@
 #include "codegen/dialect.h"
 #include "harness/device_profiles.h"
 #include "harness/evaluate.h"
+#include "harness/gpu_probe.h"
 #include "harness/peak_rates.h"
 #include "harness/results_store.h"
 #include "harness/submissions.h"
@@ -40,20 +41,39 @@ std::string hash_hex(const std::string& text) {
   return fmt::format("{:016x}", XXH3_64bits(text.data(), text.size()));
 }
 
-nlohmann::json environment(const DeviceProfile& dev) {
+nlohmann::json environment(const DeviceProfile& dev, const GpuProbe* gpu) {
   HostFacts h = host_facts();
-  return {{"cpu", h.cpu_model},
-          {"cores", h.cpus},
-          {"host", h.host_name},
-          {"ekb_commit", EKB_GIT_COMMIT},
-          {"compiler", make_default_c_compiler()->name()},
-          {"device", {{"name", dev.name}, {"threads", dev.threads}, {"memory_budget", dev.memory_budget}}}};
+  nlohmann::json env = {{"cpu", h.cpu_model},
+                        {"cores", h.cpus},
+                        {"host", h.host_name},
+                        {"ekb_commit", EKB_GIT_COMMIT},
+                        {"device", {{"name", dev.name}, {"threads", dev.threads}, {"memory_budget", dev.memory_budget}}}};
+  if (gpu) {
+    env["compiler"] = gpu->compiler;
+    env["gpu"] = gpu->device;
+    env["device"]["max_threads_per_block"] = dev.gpu.max_threads_per_block;
+    env["device"]["shared_memory_per_block"] = dev.gpu.shared_memory_per_block;
+  } else {
+    env["compiler"] = make_default_c_compiler()->name();
+  }
+  return env;
 }
 
-// The C of a submission (lowered from its IR with its own schedule, or its raw source wrapped in the
-// ABI), or an attempt that failed before any code ran.
-bool candidate_c(const Submission& s, const Task& t, std::string& c, bool& cplusplus, Evaluation& failed) {
+// The source of a submission for the profile's backend (lowered from its IR with its own schedule,
+// its raw C wrapped in the ABI, its raw CUDA or OpenCL as written), or an attempt that failed before
+// any code ran.
+bool candidate_source(const Submission& s, const Task& t, const std::string& backend, std::string& c, bool& cplusplus,
+                      Evaluation& failed) {
   try {
+    bool gpu_kind = s.kind == "cu" || s.kind == "cl";
+    std::string wants = backend == "cpu" ? ".ekb, .c or .cpp" : backend == "cuda" ? ".ekb or .cu" : ".ekb or .cl";
+    if ((backend == "cpu" && gpu_kind) || (backend == "cuda" && s.kind != "ekb" && s.kind != "cu") ||
+        (backend == "opencl" && s.kind != "ekb" && s.kind != "cl")) {
+      failed.status = "mismatch";
+      failed.message = fmt::format("a .{} submission cannot run on a {} device profile (it takes {})", s.kind, backend, wants);
+      return false;
+    }
+    cplusplus = false;
     if (s.kind == "ekb") {
       auto prog = load_program(std::make_shared<SourceFile>(s.path, s.text));
       if (l0_hash(*prog) != l0_hash(*t.program)) {
@@ -62,8 +82,9 @@ bool candidate_c(const Submission& s, const Task& t, std::string& c, bool& cplus
                                      t.name);
         return false;
       }
-      c = codegen::print_c(lower_with(*prog, "cpu", choose_schedule(*prog, "cpu", "")), codegen::c_dialect());
-      cplusplus = false;
+      c = codegen::print_for_backend(lower_with(*prog, backend, choose_schedule(*prog, backend, "")), backend);
+    } else if (gpu_kind) {
+      c = s.text;
     } else {
       lower::Graph g = lower::build_graph(*t.program);
       cplusplus = s.kind == "cpp";
@@ -80,8 +101,8 @@ bool candidate_c(const Submission& s, const Task& t, std::string& c, bool& cplus
   return false;
 }
 
-std::string baseline_c(const Task& t) {
-  return codegen::print_c(lower_with(*t.program, "cpu", choose_schedule(*t.program, "cpu", "default")), codegen::c_dialect());
+std::string baseline_source(const Task& t, const std::string& backend) {
+  return codegen::print_for_backend(lower_with(*t.program, backend, choose_schedule(*t.program, backend, "default")), backend);
 }
 
 }  // namespace
@@ -89,10 +110,20 @@ std::string baseline_c(const Task& t) {
 void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
                     const std::string& db, bool json) {
   ResultsStore store(db);
-  if (!store.peaks(machine_id(), dev.name))
-    std::cerr << fmt::format("ekb: measuring this machine's peak rates for device `{}` (once; stored in {})...\n", dev.name, db);
-  PeakRates peaks = peak_rates(store, dev);
-  nlohmann::json env = environment(dev);
+  bool gpu = !dev.gpu.api.empty();
+  GpuProbe probe;
+  PeakRates peaks{};
+  if (gpu) {
+    // The device must be here (asked of a GPU worker); the roofline check needs CPU-measured peaks
+    // and is not applied on GPU profiles.
+    probe = probe_gpu(dev.gpu);
+    if (!probe.ok) throw std::runtime_error(fmt::format("device profile `{}`: its device is not available here: {}", dev.name, probe.why));
+  } else {
+    if (!store.peaks(machine_id(), dev.name))
+      std::cerr << fmt::format("ekb: measuring this machine's peak rates for device `{}` (once; stored in {})...\n", dev.name, db);
+    peaks = peak_rates(store, dev);
+  }
+  nlohmann::json env = environment(dev, gpu ? &probe : nullptr);
   env["peak_gflops"] = peaks.gflops;
   env["peak_gbps"] = peaks.gbps;
   RunInfo run = store.open_run(key.dump(), dev.backend, dev.name, env);
@@ -101,6 +132,8 @@ void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohman
   eo.memory_budget = dev.memory_budget;
   eo.peak_gflops = peaks.gflops;
   eo.peak_gbps = peaks.gbps;
+  eo.gpu = dev.gpu;
+  eo.profile = dev.name;
   Progress progress("eval", subs.items.size());
   size_t failures = 0;
   for (const auto& s : subs.items) {
@@ -117,9 +150,9 @@ void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohman
     a.candidate_hash = hash_hex(s.text);
     std::string c;
     bool cpp = false;
-    if (candidate_c(s, t, c, cpp, a.eval)) {
+    if (candidate_source(s, t, dev.backend, c, cpp, a.eval)) {
       try {
-        a.eval = evaluate(*t.program, c, cpp, baseline_c(t), eo);
+        a.eval = evaluate(*t.program, c, cpp, baseline_source(t, dev.backend), eo);
       } catch (const std::exception& e) {
         a.eval.status = "internal";
         a.eval.message = e.what();
@@ -141,25 +174,28 @@ void register_eval(CLI::App& app, Globals& g) {
                                          "sandboxed worker process), store the attempts, print the metrics. Resumable: run it "
                                          "again with the same arguments after an interruption.");
   struct Opts {
-    std::string dir, backend = "cpu", device = "host", tasks, db = default_db();
+    std::string dir, backend, device, tasks, db = default_db();
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("DIR", o->dir, "submissions: TASK.ekb, TASK.c or TASK.cpp, several samples as TASK.s0.c, TASK.s1.ekb...")
+  cmd->add_option("DIR", o->dir,
+                  "submissions: TASK.ekb, TASK.c, TASK.cpp (cpu), TASK.cu (cuda), TASK.cl (opencl); several samples as "
+                  "TASK.s0.c, TASK.s1.ekb...")
       ->required();
-  cmd->add_option("--backend", o->backend, "cpu (default)")->option_text("B");
-  cmd->add_option("--device", o->device, "a device profile (`ekb devices`; default host)")->option_text("PROFILE");
+  cmd->add_option("--backend", o->backend, "cpu, cuda or opencl (default: the device profile's)")->option_text("B");
+  cmd->add_option("--device", o->device,
+                  "a device profile (`ekb devices`; default: host for cpu, h200-cuda for cuda, opencl-any for opencl)")
+      ->option_text("PROFILE");
   cmd->add_option("--tasks", o->tasks, "only tasks matching this glob, e.g. 'conv*'")->option_text("GLOB");
   cmd->add_option("--db", o->db, "the results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
   cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
   cmd->callback([o, &g] {
-    if (o->backend != "cpu") throw std::runtime_error(fmt::format("backend `{}` is not available yet; use cpu", o->backend));
-    DeviceProfile dev = find_device(o->device);
+    DeviceProfile dev = device_for(o->device, o->backend);
     Suite suite = g.load_suite();
     SubmissionSet subs = scan_submissions(o->dir, suite, o->tasks);
     for (const auto& p : subs.problems) std::cerr << "ekb eval: " << p << "\n";
     nlohmann::json key = {{"command", "eval"}, {"dir", std::filesystem::absolute(o->dir).lexically_normal().string()},
-                          {"backend", o->backend}, {"device", dev.name}, {"tasks", o->tasks}};
+                          {"backend", dev.backend}, {"device", dev.name}, {"tasks", o->tasks}};
     for (const auto& s : subs.items) key["files"].push_back({s.path, hash_hex(s.text)});
     run_evaluation(suite, subs, key, dev, o->db, o->json);
   });

@@ -26,8 +26,7 @@ namespace {
 // The main job: the first task of every category (or every task matching a glob), its default
 // schedule as the candidate. Correct@1 must be 100%, and the speedups (the same code timed against
 // itself) show how repeatable the timing is on this machine.
-void run_main_job(const Globals& g, const std::string& device, const std::string& db, const std::string& tasks, bool json) {
-  DeviceProfile dev = find_device(device);
+void run_main_job(const Globals& g, const DeviceProfile& dev, const std::string& db, const std::string& tasks, bool json) {
   Suite suite = g.load_suite();
   SubmissionSet subs;
   std::set<std::string> categories;
@@ -55,10 +54,10 @@ void register_run(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("run", "Compile a kernel with a schedule, run it on generated inputs, compare every output "
                                         "with the float64 reference and time it. Exit 0 when all outputs pass.");
   struct Opts {
-    std::string target, backend = "cpu", schedule, task;
+    std::string target, backend, schedule, task;
     uint64_t seed = 1;
     int threads = 0;
-    std::string device = "host", db = default_db(), tasks;
+    std::string device, db = default_db(), tasks;
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
@@ -66,7 +65,10 @@ void register_run(CLI::App& app, Globals& g) {
                   "an .ekb file, a suite task, or a raw .c / .cpp submission; without it, the main job: one task of every "
                   "category, each task's default schedule evaluated end to end as a candidate (sandboxed workers, checks, "
                   "interleaved timing against the baseline, the results store)");
-  cmd->add_option("--device", o->device, "the main job's device profile (`ekb devices`; default host)")->option_text("PROFILE");
+  cmd->add_option("--device", o->device,
+                  "the device profile (`ekb devices`; default: host for cpu, h200-cuda for cuda, opencl-any for opencl); "
+                  "its backend is the default backend")
+      ->option_text("PROFILE");
   cmd->add_option("--db", o->db, "the main job's results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
   cmd->add_option("--tasks", o->tasks, "the main job over every suite task matching this glob ('*': the whole suite) instead "
                                        "of one per category")
@@ -74,7 +76,7 @@ void register_run(CLI::App& app, Globals& g) {
   cmd->add_flag("--json", o->json, "the main job's report as one JSON object (as `ekb eval --json`)");
   cmd->add_option("--task", o->task, "the task a raw source implements (default: its file name up to the first dot)")
       ->option_text("TASK");
-  cmd->add_option("--backend", o->backend, "cpu (default)")->option_text("B");
+  cmd->add_option("--backend", o->backend, "cpu, cuda or opencl (default: the device profile's; cpu)")->option_text("B");
   cmd->add_option("--schedule", o->schedule,
                   "default (the baseline), none (plain loops), or a file with schedule/memory sections; when not given, "
                   "the file's own sections, else default")
@@ -82,23 +84,28 @@ void register_run(CLI::App& app, Globals& g) {
   cmd->add_option("--seed", o->seed, "input seed (default 1)")->option_text("N");
   cmd->add_option("--threads", o->threads, "threads the kernel may use (default: all cores)")->option_text("N");
   cmd->callback([o, &g] {
+    DeviceProfile dev = device_for(o->device, o->backend);
     if (o->target.empty()) {
-      run_main_job(g, o->device, o->db, o->tasks, o->json);
+      run_main_job(g, dev, o->db, o->tasks, o->json);
       return;
     }
     std::unique_ptr<Suite> suite;
-    CandidateSource cand = build_candidate(o->target, o->task, o->backend, o->schedule, g, suite);
+    CandidateSource cand = build_candidate(o->target, o->task, dev.backend, o->schedule, g, suite);
     const Program& p = *cand.program;
-    int threads = o->threads > 0 ? o->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    bool gpu = !dev.gpu.api.empty();
+    int threads = o->threads > 0 ? o->threads : gpu ? dev.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     ReferenceResult ref = reference_outputs(p, o->seed);
     // The kernel runs in a sandboxed worker process (harness/single_run.h), never in this one.
-    SingleRun run = run_isolated(p, cand.c_source, cand.cplusplus, ref.inputs, threads, true);
+    SingleRun run = run_isolated(p, cand.c_source, cand.cplusplus, ref.inputs, threads, true, 0.2, 5, gpu ? &dev : nullptr);
     if (run.status == "compile") {
       std::fflush(stdout);
       std::cerr << "ekb: error: " << run.message << "\n" << run.compile_log;
       throw CLI::RuntimeError(1);
     }
-    std::cout << fmt::format("kernel {}  backend {}  {}  threads {}\n", p.name, o->backend, cand.description, threads);
+    if (gpu)
+      std::cout << fmt::format("kernel {}  backend {}  {}  device {} ({})\n", p.name, dev.backend, cand.description, dev.name,
+                               run.device);
+    else std::cout << fmt::format("kernel {}  backend {}  {}  threads {}\n", p.name, dev.backend, cand.description, threads);
     std::cout << fmt::format("compiled in {:.1f} ms ({}, in a sandboxed worker)\n", run.compile_ms, run.compiler);
     if (run.outputs.empty()) {
       std::cout << fmt::format("the kernel failed: {} ({})\nFAIL\n", run.status, run.message);
@@ -117,9 +124,10 @@ void register_run(CLI::App& app, Globals& g) {
     const TimingStats& t = run.timing;
     Figures f = compute_figures(p);
     if (!t.ms.empty())
-      std::cout << fmt::format("time: median {:.4f} ms (IQR {:.4f}-{:.4f}, {} runs, warm, each measured around its request)  "
+      std::cout << fmt::format("time: median {:.4f} ms (IQR {:.4f}-{:.4f}, {} runs, warm, {})  "
                                "{:.2f} GFLOP/s  {:.2f} GB/s\n",
-                               t.median, t.q1, t.q3, t.ms.size(), f.flops / (t.median * 1e6),
+                               t.median, t.q1, t.q3, t.ms.size(),
+                               gpu ? "device time of the launches" : "each measured around its request", f.flops / (t.median * 1e6),
                                static_cast<double>(f.bytes) / (t.median * 1e6));
     std::cout << (pass ? "PASS\n" : "FAIL\n");
     if (!pass) throw CLI::RuntimeError(1);

@@ -17,7 +17,7 @@ void register_show(CLI::App& app, Globals& g) {
   auto abi = std::make_shared<std::string>();
   cmd->add_option("TASK", *name, "task name (see `ekb list`)")->required();
   cmd->add_option("--abi", *abi, "print the kernel signature and calling contract a raw submission implements for this "
-                                 "backend (cpu)")
+                                 "backend: cpu, cuda or opencl")
       ->option_text("BACKEND");
   cmd->add_flag("--json", *json, "print a JSON object: the text plus name, pattern, category, domain, stages, flops, "
                                  "bytes, inputs and outputs");
@@ -25,9 +25,13 @@ void register_show(CLI::App& app, Globals& g) {
     Suite s = g.load_suite();
     const Task& t = find_task(s, *name);
     if (!abi->empty()) {
-      if (*abi != "cpu") throw std::runtime_error(fmt::format("no ABI for backend `{}` yet; use cpu", *abi));
+      if (*abi != "cpu" && *abi != "cuda" && *abi != "opencl")
+        throw std::runtime_error(fmt::format("unknown backend `{}`; backends: cpu, cuda, opencl", *abi));
       lower::Graph gr = lower::build_graph(*t.program);
-      std::cout << codegen::c_abi_text(t.name, gr.inputs, gr.outputs, codegen::c_dialect());
+      if (*abi == "cpu") std::cout << codegen::c_abi_text(t.name, gr.inputs, gr.outputs, codegen::c_dialect());
+      else
+        std::cout << codegen::gpu_abi_text(t.name, gr.inputs, gr.outputs,
+                                           *abi == "cuda" ? codegen::cuda_dialect() : codegen::opencl_dialect());
       return;
     }
     if (*json) {

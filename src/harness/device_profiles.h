@@ -8,10 +8,20 @@
 
 namespace ekb {
 
+// Where a GPU profile's kernels run and what they may use there (0: the device's own limit).
+struct GpuTarget {
+  std::string api;       // "cuda" or "opencl"; empty for CPU profiles
+  std::string platform;  // OpenCL: a part of the platform's name ("NVIDIA", "Portable Computing Language")
+  int ordinal = 0;       // CUDA: the device's number
+  uint64_t max_threads_per_block = 0;
+  uint64_t shared_memory_per_block = 0;
+};
+
 struct DeviceProfile {
   std::string name, backend, description;
-  int threads = 1;
-  uint64_t memory_budget = 0;  // bytes
+  int threads = 1;             // CPU threads (GPU profiles: 1, the thread that drives the device; PoCL: every core)
+  uint64_t memory_budget = 0;  // bytes: the kernel's own allocations (GPU: its scratch buffers, in device memory)
+  GpuTarget gpu;
 };
 
 // What identifies this machine: CPU model (from /proc/cpuinfo), online CPUs, host name.
@@ -21,10 +31,16 @@ struct HostFacts {
 };
 HostFacts host_facts();
 
-// The profiles this machine can run (cpu: `host` with every core, `edge-cpu` with 2 threads and 512 MiB,
-// `edge-1core` with 1 thread and 256 MiB).
+// The built-in profiles. CPU: `host` with every core, `edge-cpu` with 2 threads and 512 MiB,
+// `edge-1core` with 1 thread and 256 MiB. GPU: `h200-cuda`, `h200-opencl` (the real device through
+// each API), `pocl-cpu` (OpenCL on this CPU through PoCL), and edge-class limits applied on the same
+// hardware: `jetson-orin-cuda` and `mali-g57-opencl`; `opencl-any`: the first OpenCL platform here. Whether a GPU profile's device is present is
+// found by a worker when it is used (`ekb devices --probe`).
 std::vector<DeviceProfile> device_profiles();
 // The profile named `name`; throws listing the known ones.
 DeviceProfile find_device(const std::string& name);
+// The profile a command uses: `device` when given (its backend must be `backend` when that is
+// given), else the backend's default: host (cpu), h200-cuda (cuda), opencl-any (opencl).
+DeviceProfile device_for(const std::string& device, const std::string& backend);
 
 }  // namespace ekb

@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "harness/gpu_probe.h"
 #include "harness/shared_buffers.h"
 #include "harness/worker_client.h"
 #include "interp/reference.h"
@@ -61,20 +62,35 @@ struct Side {
     cpu_at_answer = r.ok() && timing && req.value("op", "") == "run" ? w->cpu_seconds() : -1;
     return r;
   }
-  uint64_t memory() const { return std::max(w->peak_rss(), rss_mark) - rss_mark; }
+  // The kernel's own memory: resident growth of its worker (CPU), its scratch buffers (GPU).
+  uint64_t memory() const { return gpu ? scratch_bytes : std::max(w->peak_rss(), rss_mark) - rss_mark; }
+
+  bool gpu = false;
+  uint64_t scratch_bytes = 0;  // GPU: the program's scratch buffers, its own device memory
+  std::string compiler, device;
 
   bool start(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o, const std::vector<int>& cpus) {
-    w = std::make_unique<WorkerProcess>("", cpus);
+    gpu = !o.gpu.api.empty();
+    w = std::make_unique<WorkerProcess>(gpu ? worker::default_gpu_worker_path() : "", cpus);
     buf = std::make_unique<SharedBuffers>(p, 2);
-    Reply r = w->request({{"op", "compile"}, {"source", src}, {"cplusplus", cplusplus}}, 180000);
+    nlohmann::json compile = {{"op", "compile"}, {"source", src}, {"cplusplus", cplusplus}};
+    if (gpu) add_gpu_compile_fields(compile, o.gpu, o.memory_budget, o.profile, p.name);
+    Reply r = w->request(compile, 180000);
     if (r.ok()) {
       compile_ms = r.body.value("compile_ms", 0.0);
-      r = w->request({{"op", "buffers"}, {"bytes", buf->bytes()}, {"sets", buf->layout()}}, 30000, buf->fd());
+      compiler = r.body.value("compiler", "");
+      if (gpu) {
+        scratch_bytes = r.body.value("scratch_bytes", uint64_t(0));
+        device = r.body["device"].value("name", "");
+      }
+      nlohmann::json b = {{"op", "buffers"}, {"bytes", buf->bytes()}, {"sets", buf->layout()}};
+      if (gpu) b.update({{"sizes", buf->sizes()}, {"guard", SharedBuffers::guard_bytes()}});
+      r = w->request(b, 60000, buf->fd());
     }
     if (r.ok())
       r = w->request({{"op", "sandbox"},
                       {"threads", o.threads},
-                      {"memory_budget", o.memory_budget},
+                      {"memory_budget", gpu ? 0 : o.memory_budget},
                       {"cpu_seconds", o.cpu_seconds},
                       {"flush_bytes", flush_size(o)}},
                      60000);
@@ -96,7 +112,7 @@ struct Side {
       out_of_bounds = true;
       return false;
     }
-    if (wall_ms) *wall_ms = r.wall_ms;
+    if (wall_ms) *wall_ms = gpu ? r.body.value("kernel_ms", 0.0) : r.wall_ms;
     return true;
   }
   bool flush(const EvalOptions& o) {
@@ -154,6 +170,7 @@ bool over_budget(Evaluation& e, const Side& cand, const EvalOptions& o) {
   e.status = "over budget";
   e.message = fmt::format("the kernel's own memory reached {} beyond its arguments; the device profile allows {}",
                           mib(e.candidate_memory), mib(o.memory_budget));
+  if (cand.gpu) e.message = fmt::format("the program's scratch buffers take {}; the device profile allows {}", mib(e.candidate_memory), mib(o.memory_budget));
   return true;
 }
 
@@ -214,6 +231,8 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
   if (!cand.start(p, candidate_source, cplusplus, o, cpus))
     return fail(e, status_name(cand.failure.failure), cand.failure.message);
   e.compile_ms = cand.compile_ms;
+  e.compiler = cand.compiler;
+  e.device = cand.device;
 
   // 1. Correctness on every reference set.
   for (size_t s = 0; s < refs.size(); ++s) {

@@ -14,11 +14,18 @@
 // sandboxed (arguments already mapped), read from /proc; past the profile's budget it is `over
 // budget`. CPU its worker uses between answering and the next request is work moved off the timed
 // path (`background work`).
+// GPUs. The same protocol with ekb-gpu-worker: the buffers are mirrored in device memory (each with
+// its guard zone) before each call and copied back after it, so every check above is made the same
+// way; the time is the device's (events around the call's launches, the device idle before and
+// after), and the flush evicts the device's L2. A launch beyond the profile's limits is `launch
+// limits`; a kernel that faults is `device fault`; a profile whose device is not here is
+// `unavailable`.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "harness/compare.h"
+#include "harness/device_profiles.h"
 #include "ir/program.h"
 #include "runtime/cpu_runner.h"
 
@@ -37,6 +44,11 @@ struct EvalOptions {
   // The device's measured peak rates (peak_rates.h); with both set, a candidate timed below 3/4 of
   // the task's roofline bound is `invalid`.
   double peak_gflops = 0, peak_gbps = 0;
+  // A GPU profile's target: the candidate and the baseline are GPU programs (with their launch
+  // contracts), run by ekb-gpu-worker; calls are timed on the device, and the cache flush is the
+  // device's. memory_budget then bounds the program's scratch buffers in device memory.
+  GpuTarget gpu;
+  std::string profile;  // the profile's name, for messages
 };
 
 struct Evaluation {
@@ -44,7 +56,7 @@ struct Evaluation {
   // wrong (outputs), input mutated, out of bounds (a write beside its buffers), over budget (its own
   // memory beyond the profile's budget), background work (CPU used after its calls returned),
   // invalid (faster than the roofline bound allows), baseline (the baseline itself failed: not the
-  // candidate's fault)
+  // candidate's fault); on GPUs also launch limits, device fault, unavailable
   std::string status = "ok";
   std::string message;
   double compile_ms = 0;
@@ -52,7 +64,8 @@ struct Evaluation {
   TimingStats candidate, baseline;            // per call, ms
   double speedup = 0;                         // baseline median / candidate median
   uint64_t candidate_peak_rss = 0;           // the candidate's worker, compiler included
-  uint64_t candidate_memory = 0;             // the kernel's own peak resident memory beyond its arguments
+  uint64_t candidate_memory = 0;             // the kernel's own peak resident memory beyond its arguments (GPU: scratch)
+  std::string compiler, device;              // what compiled and ran it (GPU: from the worker)
   bool correct() const { return status == "ok"; }
 };
 

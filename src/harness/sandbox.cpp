@@ -70,25 +70,62 @@ uint64_t current_address_space() {
   return 0;
 }
 
-std::string enter_sandbox(const SandboxLimits& limits, int harness_socket) {
-  struct sigaction sa{};
-  sa.sa_sigaction = on_sigsys;
-  sa.sa_flags = SA_SIGINFO;
-  sigemptyset(&sa.sa_mask);
-  if (sigaction(SIGSYS, &sa, nullptr) != 0) return std::string("sigaction(SIGSYS): ") + std::strerror(errno);
+namespace {
 
+std::string set_rlimits(const SandboxLimits& limits, bool no_file_writes) {
   auto set = [](int what, rlim_t soft, rlim_t hard) {
     rlimit r{soft, hard};
     return setrlimit(what, &r) == 0;
   };
   if (!set(RLIMIT_CORE, 0, 0)) return "setrlimit(RLIMIT_CORE) failed";
-  if (!set(RLIMIT_FSIZE, 0, 0)) return "setrlimit(RLIMIT_FSIZE) failed";
+  if (no_file_writes && !set(RLIMIT_FSIZE, 0, 0)) return "setrlimit(RLIMIT_FSIZE) failed";
   if (limits.address_space_bytes && !set(RLIMIT_AS, limits.address_space_bytes, limits.address_space_bytes))
     return "setrlimit(RLIMIT_AS) failed";
   if (limits.cpu_seconds > 0) {
     rlim_t s = static_cast<rlim_t>(std::ceil(limits.cpu_seconds));
     if (!set(RLIMIT_CPU, s, s + 1)) return "setrlimit(RLIMIT_CPU) failed";
   }
+  return "";
+}
+
+std::string trap_sigsys() {
+  struct sigaction sa{};
+  sa.sa_sigaction = on_sigsys;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGSYS, &sa, nullptr) != 0) return std::string("sigaction(SIGSYS): ") + std::strerror(errno);
+  return "";
+}
+
+}  // namespace
+
+std::string enter_gpu_sandbox(const SandboxLimits& limits) {
+  if (std::string e = trap_sigsys(); !e.empty()) return e;
+  if (std::string e = set_rlimits(limits, false); !e.empty()) return e;
+  Filter f(SCMP_ACT_ALLOW);
+  if (!f.ctx) return "seccomp_init failed";
+  if (seccomp_attr_set(f.ctx, SCMP_FLTATR_CTL_TSYNC, 1) != 0) return "seccomp: cannot synchronize threads";
+  for (const char* name : {"execve", "execveat", "fork", "vfork", "socket", "socketpair", "connect", "bind", "listen", "accept",
+                           "accept4", "ptrace", "kill", "tkill", "setrlimit", "setpriority", "process_vm_writev",
+                           "process_vm_readv", "unshare", "setns", "mount", "chroot", "reboot", "init_module", "kexec_load"})
+    f.rule(SCMP_ACT_TRAP, seccomp_syscall_resolve_name(name));
+  // Threads only; signals only to itself; limits read, not set.
+  scmp_arg_cmp process = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
+  f.rule(SCMP_ACT_TRAP, seccomp_syscall_resolve_name("clone"), 1, &process);
+  f.rule(SCMP_ACT_ERRNO(ENOSYS), seccomp_syscall_resolve_name("clone3"));
+  scmp_arg_cmp other = SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(getpid()), 0);
+  f.rule(SCMP_ACT_TRAP, seccomp_syscall_resolve_name("tgkill"), 1, &other);
+  scmp_arg_cmp setting = SCMP_A2(SCMP_CMP_NE, 0, 0);
+  f.rule(SCMP_ACT_TRAP, seccomp_syscall_resolve_name("prlimit64"), 1, &setting);
+  if (!f.error.empty()) return f.error;
+  int r = seccomp_load(f.ctx);
+  if (r < 0) return std::string("seccomp_load: ") + std::strerror(-r);
+  return "";
+}
+
+std::string enter_sandbox(const SandboxLimits& limits, int harness_socket) {
+  if (std::string e = trap_sigsys(); !e.empty()) return e;
+  if (std::string e = set_rlimits(limits, true); !e.empty()) return e;
 
   Filter f(SCMP_ACT_TRAP);
   if (!f.ctx) return "seccomp_init failed";

@@ -29,4 +29,12 @@ uint64_t current_address_space();
 // failed.
 std::string enter_sandbox(const SandboxLimits& limits, int harness_socket);
 
+// The GPU worker's limits (gpu_worker_main.cpp). A GPU candidate is device code: it reaches the host
+// only through the GPU driver, which needs its device files, ioctls and threads, so the allow-list
+// above cannot apply. The rlimits do (CPU time, no core dumps), and a deny-list stops what no driver
+// needs after set-up: new processes and programs, sockets, signals to other processes, ptrace,
+// changing limits. (PoCL runs OpenCL kernels on the CPU, inside this process: the deny-list is what
+// stands between such a kernel's stray writes and the system.)
+std::string enter_gpu_sandbox(const SandboxLimits& limits);
+
 }  // namespace ekb::worker

@@ -25,6 +25,8 @@ class SharedBuffers {
   size_t bytes() const { return bytes_; }
   int slots() const { return slots_; }
   nlohmann::json layout() const;  // [[offset of each argument] per slot]
+  const std::vector<size_t>& sizes() const { return sizes_; }  // bytes of each argument
+  static constexpr size_t guard_bytes() { return kGuardBytes; }  // the guard zone after each argument, at least
 
   void write_inputs(int slot, const std::vector<HostBuffer>& inputs);
   bool inputs_equal(int slot, const std::vector<HostBuffer>& inputs) const;

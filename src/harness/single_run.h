@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/device_profiles.h"
 #include "interp/tensor_data.h"
 #include "ir/program.h"
 #include "runtime/cpu_runner.h"
@@ -13,13 +14,15 @@ namespace ekb {
 
 struct SingleRun {
   std::string status = "ok";  // or the worker's failure kind (compile, crash, timeout, denied, ...)
-  std::string message, compile_log, compiler;
+  std::string message, compile_log, compiler, device;
   double compile_ms = 0;
   std::vector<TensorData> outputs;
   TimingStats timing;  // empty when not timed or when the call failed
 };
 
+// With `gpu` (a GPU profile's target), `c_source` is a GPU program run by ekb-gpu-worker, and the
+// times are the device's.
 SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplusplus, const std::vector<TensorData>& inputs,
-                       int threads, bool time_it, double min_seconds = 0.2, int min_reps = 5);
+                       int threads, bool time_it, double min_seconds = 0.2, int min_reps = 5, const DeviceProfile* gpu = nullptr);
 
 }  // namespace ekb

@@ -35,9 +35,14 @@ SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const
       continue;
     }
     std::string ext = path.extension().string();
-    std::string kind = ext == ".ekb" ? "ekb" : ext == ".c" ? "c" : (ext == ".cpp" || ext == ".cc" || ext == ".cxx") ? "cpp" : "";
+    std::string kind = ext == ".ekb" ? "ekb"
+                       : ext == ".c" ? "c"
+                       : (ext == ".cpp" || ext == ".cc" || ext == ".cxx") ? "cpp"
+                       : ext == ".cu" ? "cu"
+                       : ext == ".cl" ? "cl"
+                                      : "";
     if (kind.empty()) {
-      out.problems.push_back(fmt::format("{}: not a submission (expected TASK.ekb, TASK.c or TASK.cpp, optionally TASK.sN.EXT)",
+      out.problems.push_back(fmt::format("{}: not a submission (expected TASK.ekb, TASK.c, TASK.cpp, TASK.cu or TASK.cl, optionally TASK.sN.EXT)",
                                          path.string()));
       continue;
     }

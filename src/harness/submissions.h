@@ -1,5 +1,6 @@
-// A submission directory: one file per task and sample — TASK.ekb (IR) or TASK.c / TASK.cpp (raw
-// source against the task's ABI); several samples as TASK.s0.ekb, TASK.s1.c, ... Files that name no
+// A submission directory: one file per task and sample — TASK.ekb (IR), TASK.c / TASK.cpp (raw
+// source against the task's C ABI), TASK.cu / TASK.cl (raw CUDA C / OpenCL C against its GPU ABI,
+// with the launch contract); several samples as TASK.s0.ekb, TASK.s1.c, ... Files that name no
 // task, cannot be read, or are not submissions are reported as problems, never skipped in silence.
 #pragma once
 #include <string>
@@ -10,7 +11,7 @@
 namespace ekb {
 
 struct Submission {
-  std::string task, path, kind;  // kind: "ekb", "c" or "cpp"
+  std::string task, path, kind;  // kind: "ekb", "c", "cpp", "cu" or "cl"
   int sample = 0;
   std::string text;
 };

@@ -34,6 +34,9 @@ const char* failure_name(Failure f) {
     case Failure::cpu_limit: return "cpu limit";
     case Failure::over_budget: return "over budget";
     case Failure::protocol: return "protocol";
+    case Failure::limits: return "launch limits";
+    case Failure::device_fault: return "device fault";
+    case Failure::unavailable: return "unavailable";
   }
   return "?";
 }
@@ -48,17 +51,23 @@ std::vector<int> worker_cpus(int threads) {
   return out;
 }
 
-std::string default_worker_path() {
-  if (const char* env = std::getenv("EKB_WORKER"); env && *env) return env;
+namespace {
+// $ENV, else `name` beside the running program (or in ../src, where the tests run from build/tests).
+std::string beside_program(const char* env_name, const std::string& name) {
+  if (const char* env = std::getenv(env_name); env && *env) return env;
   std::error_code ec;
   auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "ekb-worker";
+  if (ec) return name;
   for (auto dir : {self.parent_path(), self.parent_path().parent_path() / "src"}) {
-    auto p = dir / "ekb-worker";
+    auto p = dir / name;
     if (std::filesystem::exists(p)) return p.string();
   }
-  return (self.parent_path() / "ekb-worker").string();
+  return (self.parent_path() / name).string();
 }
+}  // namespace
+
+std::string default_worker_path() { return beside_program("EKB_WORKER", "ekb-worker"); }
+std::string default_gpu_worker_path() { return beside_program("EKB_GPU_WORKER", "ekb-gpu-worker"); }
 
 WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>& cpus) {
   std::string path = path_arg.empty() ? default_worker_path() : path_arg;
@@ -220,7 +229,12 @@ Reply WorkerProcess::request(const nlohmann::json& req, int timeout_ms, int fd) 
     r.body = std::move(m.body);
     if (!r.body.value("ok", false)) {
       std::string kind = r.body.value("kind", "");
-      r.failure = kind == "compile" ? Failure::compile : Failure::protocol;
+      r.failure = kind == "compile"        ? Failure::compile
+                  : kind == "limits"       ? Failure::limits
+                  : kind == "over budget"  ? Failure::over_budget
+                  : kind == "device fault" ? Failure::device_fault
+                  : kind == "unavailable"  ? Failure::unavailable
+                                           : Failure::protocol;
       r.message = r.body.value("error", "the worker refused the request");
     }
   }

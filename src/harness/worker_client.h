@@ -21,6 +21,9 @@ enum class Failure {
   cpu_limit, // its CPU time limit ran out
   over_budget, // it asked for one allocation larger than its whole memory budget
   protocol,  // a malformed or refused request/answer
+  limits,       // GPU: the program exceeds the device profile's limits (threads or shared memory per block)
+  device_fault, // GPU: a launch failed on the device (an illegal address, a kernel that faulted)
+  unavailable,  // GPU: the device profile's device is not on this machine (no driver, no platform)
 };
 const char* failure_name(Failure f);
 
@@ -34,7 +37,8 @@ struct Reply {
 
 class WorkerProcess {
  public:
-  // Starts `path` (empty: ekb-worker beside this program, or $EKB_WORKER), pinned to `cpus` (empty:
+  // Starts `path` (empty: ekb-worker beside this program, or $EKB_WORKER; ekb-gpu-worker for GPU
+  // candidates), pinned to `cpus` (empty:
   // not pinned) with one OpenMP thread per CPU. Throws when it cannot start it.
   explicit WorkerProcess(const std::string& path = "", const std::vector<int>& cpus = {});
   ~WorkerProcess();
@@ -66,5 +70,7 @@ std::vector<int> worker_cpus(int threads);
 
 // Where ekb-worker is: $EKB_WORKER, else beside the running program.
 std::string default_worker_path();
+// Where ekb-gpu-worker is: $EKB_GPU_WORKER, else beside the running program.
+std::string default_gpu_worker_path();
 
 }  // namespace ekb::worker
