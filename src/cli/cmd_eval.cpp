@@ -240,30 +240,49 @@ void register_results(CLI::App& app, Globals&) {
 }
 
 void register_devices(CLI::App& app, Globals&) {
-  auto* cmd = app.add_subcommand("devices", "The device profiles this machine can run (for --device), with the peak rates "
-                                            "measured for them (the roofline bound that marks impossible timings invalid).");
+  auto* cmd = app.add_subcommand("devices", "The device profiles (for --device): CPU profiles with the peak rates measured for "
+                                            "them (the roofline bound that marks impossible timings invalid), GPU profiles "
+                                            "with their limits and, with --probe, whether their device is here.");
   struct Opts {
     std::string db = default_db();
-    bool measure = false;
+    bool measure = false, probe = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--db", o->db, "the results store holding the peaks (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
-  cmd->add_flag("--measure", o->measure, "measure every profile's peak rates again (on a quiet machine) and store them");
+  cmd->add_flag("--measure", o->measure, "measure every CPU profile's peak rates again (on a quiet machine) and store them");
+  cmd->add_flag("--probe", o->probe, "ask a GPU worker whether each GPU profile's device is on this machine, and what it is");
   cmd->callback([o] {
     std::unique_ptr<ResultsStore> store;
     if (o->measure || std::filesystem::exists(o->db)) store = std::make_unique<ResultsStore>(o->db);
     for (const auto& d : device_profiles()) {
-      std::string peaks = "peaks not measured yet (the first eval measures them)";
-      if (store && o->measure) {
-        std::cerr << fmt::format("ekb: measuring the peak rates of `{}`...\n", d.name);
-        PeakRates r = peak_rates(*store, d, true);
-        peaks = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured now)", r.gflops, r.gbps);
-      } else if (store) {
-        if (auto p = store->peaks(machine_id(), d.name))
-          peaks = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured {})", std::get<0>(*p), std::get<1>(*p), std::get<2>(*p));
+      std::string detail;
+      if (!d.gpu.api.empty()) {
+        detail = d.gpu.max_threads_per_block || d.gpu.shared_memory_per_block
+                     ? fmt::format("limits: {} threads and {} KiB of shared memory per block", d.gpu.max_threads_per_block,
+                                   d.gpu.shared_memory_per_block >> 10)
+                     : "limits: the device's own";
+        detail += "; no roofline check on GPU profiles";
+        if (o->probe) {
+          GpuProbe p = probe_gpu(d.gpu);
+          detail += p.ok ? fmt::format("\n{:<16} here: {} ({}, {}), {} threads per block, {} KiB shared per block, {} MiB",
+                                       "", p.device.value("name", ""), p.device.value("platform", ""), p.compiler,
+                                       p.device.value("max_threads_per_block", 0), p.device.value("shared_memory_per_block", uint64_t(0)) >> 10,
+                                       p.device.value("total_memory", uint64_t(0)) >> 20)
+                         : fmt::format("\n{:<16} not here: {}", "", p.why);
+        }
+      } else {
+        detail = "peaks not measured yet (the first eval measures them)";
+        if (store && o->measure) {
+          std::cerr << fmt::format("ekb: measuring the peak rates of `{}`...\n", d.name);
+          PeakRates r = peak_rates(*store, d, true);
+          detail = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured now)", r.gflops, r.gbps);
+        } else if (store) {
+          if (auto p = store->peaks(machine_id(), d.name))
+            detail = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured {})", std::get<0>(*p), std::get<1>(*p), std::get<2>(*p));
+        }
       }
-      std::cout << fmt::format("{:<10} {:<4} threads {:<3} budget {:>5} MiB  {}\n{:<10} {}\n", d.name, d.backend, d.threads,
-                               d.memory_budget >> 20, d.description, "", peaks);
+      std::cout << fmt::format("{:<16} {:<6} threads {:<3} budget {:>5} MiB  {}\n{:<16} {}\n", d.name, d.backend, d.threads,
+                               d.memory_budget >> 20, d.description, "", detail);
     }
   });
 }

@@ -1,5 +1,7 @@
 // `ekb run`, `ekb compile` and `ekb show --abi` end to end, with generated and raw (C and C++) kernels,
-// including a wrong raw kernel that must fail.
+// including a wrong raw kernel that must fail; and the GPU side of the same commands: the CUDA and
+// OpenCL ABIs, a raw OpenCL kernel run on the OpenCL device here (PoCL in CI), a raw source given to
+// the wrong backend.
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -133,6 +135,52 @@ TEST(CpuCommands, CompileEmitsEveryStage) {
   Result bad = ekb_cmd("run " + f.string() + " --schedule " + sched.string());
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.out.find("bad.sched.ekb:2:15: error: `k` is a reduction axis"), std::string::npos) << bad.out;
+}
+
+TEST(GpuCommands, ShowAbiGivesTheCudaAndOpenClContracts) {
+  Result cu = ekb_cmd("show hardswish_nchw_16x112x112 --abi cuda");
+  ASSERT_EQ(cu.status, 0) << cu.out;
+  EXPECT_NE(cu.out.find("@launch KERNEL grid(X,Y,Z) block(X,Y,Z)"), std::string::npos) << cu.out;
+  EXPECT_NE(cu.out.find("extern \"C\" __global__ void ekb_k0(\n    const float* __restrict__ X /* f32[1][16][112][112] */,\n"
+                        "    float* __restrict__ Y /* f32[1][16][112][112] */);"),
+            std::string::npos)
+      << cu.out;
+  EXPECT_NE(cu.out.find("@launch ekb_k0 grid(784,1,1) block(256,1,1)"), std::string::npos) << cu.out;
+  Result cl = ekb_cmd("show hardswish_nchw_16x112x112 --abi opencl");
+  ASSERT_EQ(cl.status, 0) << cl.out;
+  EXPECT_NE(cl.out.find("__kernel void ekb_k0(\n    __global const float* restrict X"), std::string::npos) << cl.out;
+}
+
+const char* kHardswishCl = R"(// @launch ekb_k0 grid(784) block(256)
+__kernel void ekb_k0(__global const float* restrict X, __global float* restrict Y) {
+  int i = get_global_id(0);
+  if (i < 200704) Y[i] = X[i] * clamp(X[i] + 3.0f, 0.0f, 6.0f) / 6.0f;
+}
+)";
+
+TEST(GpuCommands, RawOpenClRunsOnTheOpenClDevice) {
+  fs::path cl = temp("hardswish_nchw_16x112x112.cl", kHardswishCl);
+  Result r = ekb_cmd("run " + cl.string() + " --backend opencl");
+  if (r.out.find("unavailable") != std::string::npos) GTEST_SKIP() << r.out;
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("raw OpenCL C for task hardswish_nchw_16x112x112"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("device time of the launches"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
+  // Without its launch contract it is refused before anything runs, with the contract's form.
+  fs::path bare = temp("hardswish_nchw_16x112x112.s1.cl", std::string(kHardswishCl).substr(std::string(kHardswishCl).find('\n') + 1));
+  Result b = ekb_cmd("run " + bare.string() + " --backend opencl");
+  EXPECT_NE(b.status, 0) << b.out;
+  EXPECT_NE(b.out.find("@launch KERNEL"), std::string::npos) << b.out;
+}
+
+TEST(GpuCommands, ARawSourceForAnotherBackendIsRefused) {
+  fs::path cl = temp("hardswish_nchw_16x112x112.s2.cl", kHardswishCl);
+  Result r = ekb_cmd("run " + cl.string() + " --backend cuda");
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("takes raw .cu sources"), std::string::npos) << r.out;
+  Result d = ekb_cmd("run hardswish_nchw_16x112x112 --device pocl-cpu --backend cuda");
+  EXPECT_NE(d.status, 0) << d.out;
+  EXPECT_NE(d.out.find("is a opencl profile, not cuda"), std::string::npos) << d.out;
 }
 
 }  // namespace
