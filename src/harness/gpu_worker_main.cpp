@@ -32,7 +32,7 @@ using namespace ekb::gpu;
 using namespace ekb::worker;
 
 json fail(const std::string& kind, const std::string& error, const std::string& log = "") {
-  return json{{"ok", false}, {"kind", kind}, {"error", error}, {"log", log}};
+  return failure_reply(kind, error, log);
 }
 
 json device_json(const DeviceInfo& d) {
@@ -217,43 +217,22 @@ struct Worker {
     return json{{"ok", true}};
   }
 
-  int serve() {
-    for (;;) {
-      Message msg;
-      RecvStatus s = recv_message(sock, msg, -1);
-      if (s == RecvStatus::closed) return 0;
-      if (s != RecvStatus::ok) return 2;
-      std::string op = msg.body.value("op", "");
-      json reply;
-      try {
-        if (op == "probe") reply = probe(msg.body);
-        else if (op == "compile") reply = compile(msg.body);
-        else if (op == "buffers") reply = buffers(msg.body, msg.fd);
-        else if (op == "sandbox") reply = sandbox(msg.body);
-        else if (op == "run") reply = run(msg.body);
-        else if (op == "flush") reply = flush_caches();
-        else if (op == "exit") _exit(0);
-        else reply = fail("protocol", "unknown op `" + op + "`");
-      } catch (const std::exception& e) {
-        reply = fail("protocol", e.what());
-      }
-      if (!send_message(sock, reply)) return 0;
-      // After a fault the device context is unusable: this worker is done.
-      if (reply.value("kind", "") == "device fault") _exit(0);
-    }
+  json handle(const std::string& op, const Message& m) {
+    if (op == "probe") return probe(m.body);
+    if (op == "compile") return compile(m.body);
+    if (op == "buffers") return buffers(m.body, m.fd);
+    if (op == "sandbox") return sandbox(m.body);
+    if (op == "run") return run(m.body);
+    if (op == "flush") return flush_caches();
+    return fail("protocol", "unknown op `" + op + "`");
   }
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int sock = -1;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--socket") == 0) sock = std::atoi(argv[i + 1]);
-  if (sock < 0) {
-    std::fprintf(stderr, "ekb-gpu-worker: run by the ekb harness only (usage: ekb-gpu-worker --socket FD)\n");
-    return 2;
-  }
+  int sock = socket_argument(argc, argv, "ekb-gpu-worker");
+  if (sock < 0) return 2;
   // PoCL (OpenCL on the CPU) compiles a kernel for each work-group size at its first launch and links
   // it with `ld`, a new process: inside the sandbox that is denied. With specialization off it
   // builds one generic work-group function per kernel, which the OpenCL backend has it compile
@@ -261,5 +240,8 @@ int main(int argc, char** argv) {
   setenv("POCL_WORK_GROUP_SPECIALIZATION", "0", 1);
   Worker w;
   w.sock = sock;
-  return w.serve();
+  // After a fault the device context is unusable: the worker ends once it has said so.
+  return serve_requests(
+      sock, [&](const std::string& op, const Message& m) { return w.handle(op, m); },
+      [](const json& reply) { return reply.value("kind", "") == "device fault"; });
 }

@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace ekb::worker {
@@ -115,6 +117,37 @@ RecvStatus recv_message(int sock, Message& out, int timeout_ms) {
   out.body = nlohmann::json::parse(text, nullptr, false);
   if (out.body.is_discarded() || !out.body.is_object()) return RecvStatus::corrupt;
   return RecvStatus::ok;
+}
+
+nlohmann::json failure_reply(const std::string& kind, const std::string& error, const std::string& log) {
+  return nlohmann::json{{"ok", false}, {"kind", kind}, {"error", error}, {"log", log}};
+}
+
+int serve_requests(int sock, const std::function<nlohmann::json(const std::string&, const Message&)>& handle,
+                   const std::function<bool(const nlohmann::json&)>& stop_after) {
+  for (;;) {
+    Message m;
+    RecvStatus s = recv_message(sock, m, -1);
+    if (s == RecvStatus::closed) return 0;
+    if (s != RecvStatus::ok) return 2;
+    std::string op = m.body.value("op", "");
+    if (op == "exit") _exit(0);
+    nlohmann::json reply;
+    try {
+      reply = handle(op, m);
+    } catch (const std::exception& e) {
+      reply = failure_reply("protocol", e.what());
+    }
+    if (!send_message(sock, reply)) return 0;
+    if (stop_after && stop_after(reply)) return 0;
+  }
+}
+
+int socket_argument(int argc, char** argv, const char* program) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--socket") == 0) return std::atoi(argv[i + 1]);
+  std::fprintf(stderr, "%s: run by the ekb harness only (usage: %s --socket FD)\n", program, program);
+  return -1;
 }
 
 }  // namespace ekb::worker

@@ -50,7 +50,7 @@ struct Worker {
   bool sandboxed = false;
 
   json fail(const std::string& kind, const std::string& error, const std::string& log = "") {
-    return json{{"ok", false}, {"kind", kind}, {"error", error}, {"log", log}};
+    return failure_reply(kind, error, log);
   }
 
   json compile(const json& m) {
@@ -140,41 +140,22 @@ struct Worker {
   }
   volatile unsigned flush_sink = 0;
 
-  int serve() {
-    for (;;) {
-      Message m;
-      RecvStatus s = recv_message(sock, m, -1);
-      if (s == RecvStatus::closed) return 0;
-      if (s != RecvStatus::ok) return 2;
-      std::string op = m.body.value("op", "");
-      json reply;
-      try {
-        if (op == "compile") reply = compile(m.body);
-        else if (op == "buffers") reply = buffers(m.body, m.fd);
-        else if (op == "sandbox") reply = sandbox(m.body);
-        else if (op == "run") reply = run(m.body);
-        else if (op == "flush") reply = flush_caches();
-        else if (op == "exit") _exit(0);
-        else reply = fail("protocol", "unknown op `" + op + "`");
-      } catch (const std::exception& e) {
-        reply = fail("protocol", e.what());
-      }
-      if (!send_message(sock, reply)) return 0;
-    }
+  nlohmann::json handle(const std::string& op, const Message& m) {
+    if (op == "compile") return compile(m.body);
+    if (op == "buffers") return buffers(m.body, m.fd);
+    if (op == "sandbox") return sandbox(m.body);
+    if (op == "run") return run(m.body);
+    if (op == "flush") return flush_caches();
+    return fail("protocol", "unknown op `" + op + "`");
   }
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int sock = -1;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--socket") == 0) sock = std::atoi(argv[i + 1]);
-  if (sock < 0) {
-    std::fprintf(stderr, "ekb-worker: run by the ekb harness only (usage: ekb-worker --socket FD)\n");
-    return 2;
-  }
+  int sock = socket_argument(argc, argv, "ekb-worker");
+  if (sock < 0) return 2;
   Worker w;
   w.sock = sock;
-  return w.serve();
+  return serve_requests(sock, [&](const std::string& op, const Message& m) { return w.handle(op, m); });
 }

@@ -17,11 +17,7 @@ std::string CudaDriver::error(CUresult r) const {
 
 namespace {
 
-struct Loaded {
-  CudaDriver api;
-  std::string why;
-  bool ok = false;
-};
+using Loaded = LoadedApi<CudaDriver>;
 
 Loaded load() {
   Loaded l;
@@ -67,12 +63,8 @@ Loaded load() {
 }  // namespace
 
 const CudaDriver* cuda_driver(std::string* why) {
-  static Loaded loaded = load();
-  if (!loaded.ok) {
-    if (why) *why = loaded.why;
-    return nullptr;
-  }
-  return &loaded.api;
+  static const Loaded loaded = load();
+  return loaded.get(why);
 }
 
 }  // namespace ekb::gpu

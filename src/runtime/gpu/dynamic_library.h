@@ -35,4 +35,17 @@ class DynamicLibrary {
   std::string path_, why_, missing_;
 };
 
+// A table of an API's functions, loaded once per process: the table, or why it could not be loaded.
+template <typename Api>
+struct LoadedApi {
+  Api api;
+  std::string why;
+  bool ok = false;
+  const Api* get(std::string* why_out) const {
+    if (ok) return &api;
+    if (why_out) *why_out = why;
+    return nullptr;
+  }
+};
+
 }  // namespace ekb::gpu

@@ -62,11 +62,7 @@ std::string cl_error_name(int code) {
 
 namespace {
 
-struct Loaded {
-  OpenClApi api;
-  std::string why;
-  bool ok = false;
-};
+using Loaded = LoadedApi<OpenClApi>;
 
 Loaded load() {
   Loaded l;
@@ -117,12 +113,8 @@ Loaded load() {
 }  // namespace
 
 const OpenClApi* opencl_api(std::string* why) {
-  static Loaded loaded = load();
-  if (!loaded.ok) {
-    if (why) *why = loaded.why;
-    return nullptr;
-  }
-  return &loaded.api;
+  static const Loaded loaded = load();
+  return loaded.get(why);
 }
 
 }  // namespace ekb::gpu
