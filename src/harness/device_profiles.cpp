@@ -31,11 +31,11 @@ std::vector<DeviceProfile> device_profiles() {
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return {
       {"host", "cpu", fmt::format("this machine's CPU, all {} cores, 4 GiB for a candidate's own allocations", cores), cores,
-       4ull << 30},
+       4ull << 30, GpuTarget{}},
       {"edge-cpu", "cpu", "an edge-class CPU budget on this machine: 2 threads, 512 MiB for a candidate's own allocations",
-       std::min(2, cores), 512ull << 20},
+       std::min(2, cores), 512ull << 20, GpuTarget{}},
       {"edge-1core", "cpu", "a single-core edge CPU budget on this machine: 1 thread, 256 MiB for a candidate's own allocations",
-       1, 256ull << 20},
+       1, 256ull << 20, GpuTarget{}},
       {"h200-cuda", "cuda", "the NVIDIA H200 through CUDA (NVRTC, driver API): its own limits, 16 GiB for the kernel's scratch buffers",
        1, 16ull << 30, GpuTarget{"cuda", "", 0, 0, 0}},
       {"h200-opencl", "opencl", "the NVIDIA H200 through NVIDIA's OpenCL: its own limits, 16 GiB for the kernel's scratch buffers", 1,

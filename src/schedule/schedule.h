@@ -46,7 +46,6 @@ struct StageSchedule {
   std::string store_stage, store_dim;  // store_at; empty: where it is computed
   std::string init_dim;                // decompose_reduction; empty: just outside the outermost reduction loop
   lir::MemScope scope = lir::MemScope::global;
-  bool double_buffer = false;
 
   int find_dim(const std::string& n) const;
 };

@@ -338,6 +338,13 @@ TEST(PrimitiveErrors, DoubleBufferOnCpu) {
   expect_error(mem("  C: double_buffer\n"), "wrong number of arguments for `double_buffer`");
 }
 
+TEST(PrimitiveErrors, DoubleBufferIsNotImplementedOnGpusEither) {
+  std::string text =
+      "kernel mm\n  dim M = 64, N = 64, K = 32\n  in A : f32[M, K]\n  in B : f32[K, N]\n  out Y : f32[M, N]\n"
+      "  Y[m, n] = sum(k) A[m, k] * B[k, n]\nmemory cuda\n  Y: cache_read A shared at k -> As; double_buffer As\n";
+  expect_error(text, "double_buffer is not implemented yet");
+}
+
 // ---------------------------------------------------------------- pad on an output (lowering)
 
 TEST(PrimitiveErrors, PadOnAnOutputIsRejectedAtLowering) {

@@ -14,7 +14,7 @@ TEST(Sections, AValidScheduleTracksNewAxes) {
         "  C: parallel t; vectorize ni 16; unroll ki\n  Y: split m 16 shift -> a b\n"
         "memory cpu\n  C: compute_at Y a; cache_read B local at ko -> Bl; pack A 1 16\n  Y: cache_write local at a -> Yl\n"
         "schedule cuda\n  Y: split m 16 -> bx tx; bind bx block.x; bind tx thread.x\n"
-        "memory cuda\n  C: cache_read A shared at k -> As; double_buffer As\n");
+        "memory cuda\n  C: cache_read A shared at k -> As\n");
 }
 
 TEST(Sections, AxesCreatedByMemoryDirectivesCanBeScheduled) {

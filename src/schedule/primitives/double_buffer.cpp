@@ -1,6 +1,7 @@
 // double_buffer CACHE: alternate two copies of a cache_read buffer so the next tile loads while the
 // current one is used. A GPU technique (shared memory filled by the threads of a block); on cpu the
-// hardware prefetcher does this job, so the directive is rejected there rather than ignored.
+// hardware prefetcher does this job. The GPU lowering does not implement it yet (the copies would
+// need software pipelining), so it is rejected on every backend rather than silently ignored.
 #include <fmt/format.h>
 
 #include "schedule/primitives/primitives.h"
@@ -21,7 +22,9 @@ void double_buffer(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
               "remove it from `memory cpu`; keep it for `memory cuda` / `memory opencl`");
     return;
   }
-  c->double_buffer = true;
+  ctx.error(d.loc, "double_buffer is not implemented yet: the GPU lowering would still load one tile at a time",
+            "remove it; a cache_read shared at the k loop is single-buffered, with a barrier after each load");
+  (void)c;
   (void)s;
 }
 
