@@ -70,7 +70,7 @@ bool candidate_source(const Submission& s, const Task& t, const std::string& bac
     if ((backend == "cpu" && gpu_kind) || (backend == "cuda" && s.kind != "ekb" && s.kind != "cu") ||
         (backend == "opencl" && s.kind != "ekb" && s.kind != "cl")) {
       failed.status = "mismatch";
-      failed.message = fmt::format("a .{} submission cannot run on a {} device profile (it takes {})", s.kind, backend, wants);
+      failed.message = fmt::format("a .{} submission cannot run on the {} backend (it takes {})", s.kind, backend, wants);
       return false;
     }
     cplusplus = false;

@@ -63,7 +63,7 @@ std::string default_device_for(const std::string& backend) {
 DeviceProfile device_for(const std::string& device, const std::string& backend) {
   DeviceProfile d = find_device(device.empty() ? default_device_for(backend.empty() ? "cpu" : backend) : device);
   if (!backend.empty() && d.backend != backend)
-    throw std::runtime_error(fmt::format("device profile `{}` is a {} profile, not {} (`ekb devices` lists them)", d.name,
+    throw std::runtime_error(fmt::format("device profile `{}` is for the {} backend, not {} (`ekb devices` lists the profiles)", d.name,
                                          d.backend, backend));
   return d;
 }

@@ -180,7 +180,7 @@ TEST(GpuCommands, ARawSourceForAnotherBackendIsRefused) {
   EXPECT_NE(r.out.find("takes raw .cu sources"), std::string::npos) << r.out;
   Result d = ekb_cmd("run hardswish_nchw_16x112x112 --device pocl-cpu --backend cuda");
   EXPECT_NE(d.status, 0) << d.out;
-  EXPECT_NE(d.out.find("is a opencl profile, not cuda"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("is for the opencl backend, not cuda"), std::string::npos) << d.out;
 }
 
 }  // namespace
