@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "codegen/c_printer.h"
+#include "harness/submissions.h"
 #include "runtime/gpu/launch_contract.h"
 #include "lower/graph.h"
 #include "schedule/choice.h"
@@ -13,9 +14,8 @@
 namespace ekb::cli {
 
 bool is_raw_source(const std::string& path) {
-  for (const char* ext : {".c", ".cc", ".cpp", ".cxx", ".cu", ".cl"})
-    if (path.ends_with(ext)) return true;
-  return false;
+  std::string kind = submission_kind(path);
+  return !kind.empty() && kind != "ekb";
 }
 
 CandidateSource build_candidate(const std::string& target, const std::string& task, const std::string& backend,
@@ -24,12 +24,11 @@ CandidateSource build_candidate(const std::string& target, const std::string& ta
     throw std::runtime_error(fmt::format("unknown backend `{}`; backends: cpu, cuda, opencl", backend));
   CandidateSource c;
   if (is_raw_source(target)) {
-    bool gpu_source = target.ends_with(".cu") || target.ends_with(".cl");
-    std::string wants = backend == "cpu" ? ".c or .cpp" : backend == "cuda" ? ".cu" : ".cl";
-    if ((backend == "cpu") == gpu_source || (backend == "cuda" && !target.ends_with(".cu")) ||
-        (backend == "opencl" && !target.ends_with(".cl")))
+    std::string kind = submission_kind(target);
+    bool gpu_source = kind == "cu" || kind == "cl";
+    if (!backend_takes(backend, kind))
       throw std::runtime_error(fmt::format("{}: the {} backend takes raw {} sources (`ekb show TASK --abi {}`)", target, backend,
-                                           wants, backend == "cpu" ? "c" : backend));
+                                           raw_kinds_taken(backend), backend));
     if (!schedule.empty())
       throw std::runtime_error("--schedule applies to .ekb programs; a raw source is its own schedule");
     std::string name = task.empty() ? std::filesystem::path(target).filename().string() : task;
@@ -47,7 +46,7 @@ CandidateSource build_candidate(const std::string& target, const std::string& ta
       c.description = fmt::format("raw {} for task {}", backend == "cuda" ? "CUDA C" : "OpenCL C", t.name);
       return c;
     }
-    c.cplusplus = !target.ends_with(".c");
+    c.cplusplus = kind == "cpp";
     lower::Graph gr = lower::build_graph(*t.program);
     c.c_source = codegen::raw_submission_source(read_source_file(target)->text, c.cplusplus, gr.inputs, gr.outputs,
                                                 codegen::c_dialect());

@@ -65,12 +65,10 @@ nlohmann::json environment(const DeviceProfile& dev, const GpuProbe* gpu) {
 bool candidate_source(const Submission& s, const Task& t, const std::string& backend, std::string& c, bool& cplusplus,
                       Evaluation& failed) {
   try {
-    bool gpu_kind = s.kind == "cu" || s.kind == "cl";
-    std::string wants = backend == "cpu" ? ".ekb, .c or .cpp" : backend == "cuda" ? ".ekb or .cu" : ".ekb or .cl";
-    if ((backend == "cpu" && gpu_kind) || (backend == "cuda" && s.kind != "ekb" && s.kind != "cu") ||
-        (backend == "opencl" && s.kind != "ekb" && s.kind != "cl")) {
+    if (!backend_takes(backend, s.kind)) {
       failed.status = "mismatch";
-      failed.message = fmt::format("a .{} submission cannot run on the {} backend (it takes {})", s.kind, backend, wants);
+      failed.message = fmt::format("a .{} submission cannot run on the {} backend (it takes .ekb, or raw {})", s.kind, backend,
+                                   raw_kinds_taken(backend));
       return false;
     }
     cplusplus = false;
@@ -83,7 +81,7 @@ bool candidate_source(const Submission& s, const Task& t, const std::string& bac
         return false;
       }
       c = codegen::print_for_backend(lower_with(*prog, backend, choose_schedule(*prog, backend, "")), backend);
-    } else if (gpu_kind) {
+    } else if (s.kind == "cu" || s.kind == "cl") {
       c = s.text;
     } else {
       lower::Graph g = lower::build_graph(*t.program);

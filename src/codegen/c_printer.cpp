@@ -18,6 +18,7 @@
 #include "ir/operators.h"
 #include "lower/graph.h"
 #include "lower/lower_expr.h"
+#include "lower/passes.h"
 #include "lower/simplify.h"
 
 namespace ekb::codegen {
@@ -44,6 +45,13 @@ struct VecCtx {
   std::map<std::string, ExprP> let_defs;  // every enclosing let (for offset analysis)
   std::set<std::string> temps;         // scalar temporaries declared inside the loop (vectors)
 };
+
+// A buffer parameter of a GPU kernel: `__global const float* restrict X` (OpenCL), `const float*
+// __restrict__ X` (CUDA).
+std::string gpu_param(const Dialect& d, const std::string& type, bool is_const, const std::string& name) {
+  return fmt::format("{}{}{}* {} {}", d.global_ptr.empty() ? "" : d.global_ptr + " ", is_const ? "const " : "", type,
+                     d.restrict_kw, name);
+}
 
 class CPrinter {
  public:
@@ -87,13 +95,20 @@ class CPrinter {
     auto param = [&](const std::string& name, DType t, const std::vector<int64_t>& shape, bool is_const) {
       std::string c = ident(name, "");
       bufs_[name] = {c, t, shape, {}, false};
-      params.push_back(fmt::format("{}{}{}* {} {}", d_.global_ptr.empty() ? "" : d_.global_ptr + " ", is_const ? "const " : "",
-                                   d_.storage_type(t), d_.restrict_kw, c));
+      params.push_back(gpu_param(d_, d_.storage_type(t), is_const, c));
     };
     for (const auto& t : k_.inputs) param(t.name, t.type, t.shape, true);
     for (const auto& t : k_.outputs) param(t.name, t.type, t.shape, false);
-    std::vector<StmtP> nests;
-    split_root(k_.body, nests, g, param);
+    std::vector<StmtP> scratch;
+    std::vector<StmtP> nests = lower::gpu_kernel_nests(k_.body, &scratch);
+    for (const auto& s : scratch) {
+      int64_t elems = 1;
+      for (int64_t e : s->alloc.extents) elems *= e;
+      for (const auto& m : s->alloc.mins)
+        if (int64_t c; !is_const(m, &c) || c != 0) throw std::runtime_error("a GPU scratch buffer must start at 0");
+      g.contract.scratch.push_back({s->alloc.name, static_cast<uint64_t>(elems * dtype_bytes(s->alloc.type))});
+      param(s->alloc.name, s->alloc.type, s->alloc.extents, false);
+    }
     std::string kernels;
     for (size_t i = 0; i < nests.size(); ++i) {
       gpu::Launch l;
@@ -105,7 +120,7 @@ class CPrinter {
       kernels += fmt::format("\n{} void {}({}) {{\n", d_.kernel_prefix, l.kernel, fmt::join(params, ", "));
       kernels += shared_decls_;  // the block's shared arrays, at the kernel's function scope
       shared_decls_.clear();
-      if (l.block[0] * l.block[1] * l.block[2] == 1 && l.grid[0] * l.grid[1] * l.grid[2] == 1 && !bound_)
+      if (l.threads_per_block() == 1 && l.grid[0] * l.grid[1] * l.grid[2] == 1 && !bound_)
         kernels += "  /* no loop bound to blocks or threads: one thread runs it */\n";
       kernels += body + "}\n";
       g.contract.launches.push_back(l);
@@ -118,25 +133,6 @@ class CPrinter {
     plan += gpu::format_launch_contract(g.contract, " * ");
     g.source = plan + " */\n" + c_prelude_scalar(d_) + kernels;
     return g;
-  }
-
-  template <typename Param>
-  void split_root(const StmtP& s, std::vector<StmtP>& nests, GpuProgram& g, Param& param) {
-    if (!s) return;
-    if (s->kind == SK::block) {
-      for (const auto& b : s->body) split_root(b, nests, g, param);
-    } else if (s->kind == SK::comment) {
-    } else if (s->kind == SK::allocate && s->alloc.scope == MemScope::global && !s->alloc.extents.empty()) {
-      int64_t elems = 1;
-      for (int64_t e : s->alloc.extents) elems *= e;
-      for (const auto& m : s->alloc.mins)
-        if (int64_t c; !is_const(m, &c) || c != 0) throw std::runtime_error("a GPU scratch buffer must start at 0");
-      g.contract.scratch.push_back({s->alloc.name, static_cast<uint64_t>(elems * dtype_bytes(s->alloc.type))});
-      param(s->alloc.name, s->alloc.type, s->alloc.extents, false);
-      split_root(s->body[0], nests, g, param);
-    } else {
-      nests.push_back(s);
-    }
   }
 
   // Grid and block sizes from the loops bound in a nest (each axis: the largest extent bound to it).
@@ -431,7 +427,7 @@ class CPrinter {
     };
     auto P = pad(ind + 1);
     out += fmt::format("{}{{ /* {} of `{}` across the {} threads of axis {} */\n", pad(ind),
-                       s->redop == ReduceOp::sum ? "sum" : s->redop == ReduceOp::prod ? "product" : s->redop == ReduceOp::max ? "max" : "min",
+                       reduce_op_name(s->redop),
                        s->buffer, T, "xyz"[axis]);
     out += fmt::format("{}const int64_t {} = {} + {} * ({} + {} * {});\n", P, tid, d_.thread_index[0], bx, d_.thread_index[1], by,
                        d_.thread_index[2]);
@@ -1033,8 +1029,8 @@ std::string gpu_abi_text(const std::string& task, const std::vector<lower::Tenso
     if (ty == "int8_t") ty = cuda ? "signed char" : "char";
     if (ty == "uint8_t") ty = cuda ? "unsigned char" : "uchar";
     if (ty == "uint16_t") ty = cuda ? "unsigned short" : "ushort";
-    params.push_back(fmt::format("    {}{}{}* {} {} /* {}[{}] */", d.global_ptr.empty() ? "" : d.global_ptr + " ",
-                                 is_const ? "const " : "", ty, d.restrict_kw, t.name, dtype_name(t.type), fmt::join(t.shape, "][")));
+    params.push_back(fmt::format("    {} /* {}[{}] */", gpu_param(d, ty, is_const, t.name), dtype_name(t.type),
+                                 fmt::join(t.shape, "][")));
   };
   for (const auto& t : inputs) param(t, true);
   for (const auto& t : outputs) param(t, false);

@@ -13,7 +13,7 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "harness/gpu_probe.h"
+#include "harness/worker_start.h"
 #include "harness/shared_buffers.h"
 #include "harness/worker_client.h"
 #include "interp/reference.h"
@@ -71,32 +71,19 @@ struct Side {
 
   bool start(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o, const std::vector<int>& cpus) {
     gpu = !o.gpu.api.empty();
-    w = std::make_unique<WorkerProcess>(gpu ? worker::default_gpu_worker_path() : "", cpus);
     buf = std::make_unique<SharedBuffers>(p, 2);
-    nlohmann::json compile = {{"op", "compile"}, {"source", src}, {"cplusplus", cplusplus}};
-    if (gpu) add_gpu_compile_fields(compile, o.gpu, o.memory_budget, o.profile, p.name);
-    Reply r = w->request(compile, 180000);
-    if (r.ok()) {
-      compile_ms = r.body.value("compile_ms", 0.0);
-      compiler = r.body.value("compiler", "");
-      if (gpu) {
-        scratch_bytes = r.body.value("scratch_bytes", uint64_t(0));
-        device = r.body["device"].value("name", "");
-      }
-      nlohmann::json b = {{"op", "buffers"}, {"bytes", buf->bytes()}, {"sets", buf->layout()}};
-      if (gpu) b.update({{"sizes", buf->sizes()}, {"guard", SharedBuffers::guard_bytes()}});
-      r = w->request(b, 60000, buf->fd());
+    StartedWorker s = start_worker(p, *buf, WorkerStart{src, cplusplus, o.threads, cpus, o.memory_budget, o.cpu_seconds,
+                                                        flush_size(o), gpu ? &o.gpu : nullptr, o.profile});
+    w = std::move(s.worker);
+    compile_ms = s.compiled.value("compile_ms", 0.0);
+    compiler = s.compiled.value("compiler", "");
+    if (gpu) {
+      scratch_bytes = s.compiled.value("scratch_bytes", uint64_t(0));
+      device = s.compiled.value("device", nlohmann::json::object()).value("name", "");
     }
-    if (r.ok())
-      r = w->request({{"op", "sandbox"},
-                      {"threads", o.threads},
-                      {"memory_budget", gpu ? 0 : o.memory_budget},
-                      {"cpu_seconds", o.cpu_seconds},
-                      {"flush_bytes", flush_size(o)}},
-                     60000);
-    if (!r.ok()) failure = r;
+    if (!s.ok()) failure = s.failure;
     else rss_mark = w->reset_peak_rss();
-    return r.ok();
+    return s.ok();
   }
   // One call on `slot`: inputs written and outputs poisoned first; false (and `failure`) when it failed.
   bool call(int slot, const std::vector<HostBuffer>& inputs, unsigned char poison, const EvalOptions& o, double* wall_ms) {

@@ -20,16 +20,4 @@ GpuProbe probe_gpu(const GpuTarget& target) {
   return out;
 }
 
-void add_gpu_compile_fields(nlohmann::json& request, const GpuTarget& target, uint64_t memory_budget,
-                            const std::string& profile, const std::string& program_name) {
-  request.update({{"api", target.api},
-                  {"platform", target.platform},
-                  {"ordinal", target.ordinal},
-                  {"max_threads_per_block", target.max_threads_per_block},
-                  {"shared_memory_per_block", target.shared_memory_per_block},
-                  {"memory_budget", memory_budget},
-                  {"profile", profile.empty() ? std::string("the device profile") : "profile " + profile},
-                  {"name", program_name + (target.api == "cuda" ? ".cu" : ".cl")}});
-}
-
 }  // namespace ekb

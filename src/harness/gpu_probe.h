@@ -1,6 +1,5 @@
-// Talking to GPU workers: whether a GPU profile's device is on this machine (the harness itself never
-// loads a GPU stack: PoCL's LLVM must not meet ekb's in one process), and what a compile request for
-// a GPU worker carries.
+// Whether a GPU profile's device is on this machine, asked of a GPU worker (the harness itself never
+// loads a GPU stack: PoCL's LLVM must not meet ekb's in one process).
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -18,10 +17,5 @@ struct GpuProbe {
 };
 
 GpuProbe probe_gpu(const GpuTarget& target);
-
-// The fields a GPU worker's compile request adds: the API and device, the profile's limits and
-// memory budget, the profile's name (for messages) and the program's file name.
-void add_gpu_compile_fields(nlohmann::json& request, const GpuTarget& target, uint64_t memory_budget,
-                            const std::string& profile, const std::string& program_name);
 
 }  // namespace ekb

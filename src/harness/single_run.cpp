@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "harness/gpu_probe.h"
+#include "harness/worker_start.h"
 #include "harness/shared_buffers.h"
 #include "harness/worker_client.h"
 #include "runtime/kernel_args.h"
@@ -13,7 +13,6 @@ namespace ekb {
 SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplusplus, const std::vector<TensorData>& inputs,
                        int threads, bool time_it, double min_seconds, int min_reps, const DeviceProfile* gpu) {
   SingleRun out;
-  worker::WorkerProcess w(gpu ? worker::default_gpu_worker_path() : "", worker::worker_cpus(threads));
   SharedBuffers buf(p, 1);
   auto failed = [&](const worker::Reply& r) {
     out.status = r.failure == worker::Failure::compile ? "compile" : worker::failure_name(r.failure);
@@ -21,27 +20,21 @@ SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplus
     out.compile_log = r.body.is_object() ? r.body.value("log", "") : "";
     return out;
   };
-  nlohmann::json compile = {{"op", "compile"}, {"source", c_source}, {"cplusplus", cplusplus}};
-  if (gpu) add_gpu_compile_fields(compile, gpu->gpu, gpu->memory_budget, gpu->name, p.name);
-  worker::Reply r = w.request(compile, 180000);
-  if (!r.ok()) return failed(r);
-  out.compile_ms = r.body.value("compile_ms", 0.0);
-  out.compiler = r.body.value("compiler", "");
-  if (gpu) out.device = r.body["device"].value("name", "");
-  nlohmann::json buffers = {{"op", "buffers"}, {"bytes", buf.bytes()}, {"sets", buf.layout()}};
-  if (gpu) buffers.update({{"sizes", buf.sizes()}, {"guard", SharedBuffers::guard_bytes()}});
-  r = w.request(buffers, 60000, buf.fd());
-  if (r.ok())
-    r = w.request({{"op", "sandbox"}, {"threads", threads}, {"memory_budget", uint64_t(4) << 30}, {"cpu_seconds", 600.0},
-                   {"flush_bytes", 1 << 20}},
-                  60000);
-  if (!r.ok()) return failed(r);
+  StartedWorker s = start_worker(p, buf,
+                                 WorkerStart{c_source, cplusplus, threads, worker::worker_cpus(threads),
+                                             gpu ? gpu->memory_budget : uint64_t(4) << 30, 600.0, 1u << 20,
+                                             gpu ? &gpu->gpu : nullptr, gpu ? gpu->name : ""});
+  if (!s.ok()) return failed(s.failure);
+  worker::WorkerProcess& w = *s.worker;
+  out.compile_ms = s.compiled.value("compile_ms", 0.0);
+  out.compiler = s.compiled.value("compiler", "");
+  if (gpu) out.device = s.compiled.value("device", nlohmann::json::object()).value("name", "");
   std::vector<HostBuffer> host;
   for (const auto& t : inputs) host.push_back(to_host(t));
   buf.write_inputs(0, host);
   buf.poison_outputs(0, 0xAB);
   nlohmann::json run = {{"op", "run"}, {"set", 0}, {"threads", threads}, {"calls", 1}};
-  r = w.request(run, 120000);
+  worker::Reply r = w.request(run, 120000);
   if (!r.ok()) return failed(r);
   if (!buf.guards_intact()) {
     out.status = "out of bounds";

@@ -17,6 +17,28 @@ namespace ekb {
 
 namespace fs = std::filesystem;
 
+std::string submission_kind(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  if (ext == ".ekb") return "ekb";
+  if (ext == ".c") return "c";
+  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx") return "cpp";
+  if (ext == ".cu") return "cu";
+  if (ext == ".cl") return "cl";
+  return "";
+}
+
+bool backend_takes(const std::string& backend, const std::string& kind) {
+  if (kind == "ekb") return true;
+  if (backend == "cpu") return kind == "c" || kind == "cpp";
+  if (backend == "cuda") return kind == "cu";
+  if (backend == "opencl") return kind == "cl";
+  return false;
+}
+
+std::string raw_kinds_taken(const std::string& backend) {
+  return backend == "cpu" ? ".c or .cpp" : backend == "cuda" ? ".cu" : ".cl";
+}
+
 SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const std::string& tasks_glob) {
   SubmissionSet out;
   std::error_code ec;
@@ -34,13 +56,7 @@ SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const
       out.problems.push_back(fmt::format("{}: not a regular file", path.string()));
       continue;
     }
-    std::string ext = path.extension().string();
-    std::string kind = ext == ".ekb" ? "ekb"
-                       : ext == ".c" ? "c"
-                       : (ext == ".cpp" || ext == ".cc" || ext == ".cxx") ? "cpp"
-                       : ext == ".cu" ? "cu"
-                       : ext == ".cl" ? "cl"
-                                      : "";
+    std::string kind = submission_kind(path);
     if (kind.empty()) {
       out.problems.push_back(fmt::format("{}: not a submission (expected TASK.ekb, TASK.c, TASK.cpp, TASK.cu or TASK.cl, optionally TASK.sN.EXT)",
                                          path.string()));

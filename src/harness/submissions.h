@@ -3,6 +3,7 @@
 // with the launch contract); several samples as TASK.s0.ekb, TASK.s1.c, ... Files that name no
 // task, cannot be read, or are not submissions are reported as problems, never skipped in silence.
 #pragma once
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,14 @@ struct SubmissionSet {
   std::vector<Submission> items;      // sorted by task, then sample
   std::vector<std::string> problems;  // "FILE: what is wrong"
 };
+
+// The kind of a submission file, from its extension: "ekb", "c", "cpp" (.cpp, .cc, .cxx), "cu", "cl",
+// or "" when it is none of them.
+std::string submission_kind(const std::filesystem::path& path);
+// Whether `backend` runs a submission of `kind`: .ekb everywhere; raw .c/.cpp on cpu, .cu on cuda, .cl
+// on opencl. raw_kinds_taken names the raw ones, for messages (".c or .cpp", ".cu", ".cl").
+bool backend_takes(const std::string& backend, const std::string& kind);
+std::string raw_kinds_taken(const std::string& backend);
 
 // `tasks_glob` (fnmatch, "" for all) filters by task name.
 SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const std::string& tasks_glob);

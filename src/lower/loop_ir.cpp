@@ -150,6 +150,16 @@ const char* loop_kind_name(LoopKind k) {
   return "for";
 }
 
+const char* reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return "sum";
+    case ReduceOp::prod: return "prod";
+    case ReduceOp::max: return "max";
+    case ReduceOp::min: return "min";
+  }
+  return "sum";
+}
+
 const char* scope_name(MemScope s) {
   switch (s) {
     case MemScope::global: return "global";
@@ -179,12 +189,13 @@ StmtP block(std::vector<StmtP> stmts) {
   b->body = std::move(flat);
   return b;
 }
-StmtP for_loop(const std::string& v, ExprP min, ExprP extent, LoopKind kind, StmtP body) {
+StmtP for_loop(const std::string& v, ExprP min, ExprP extent, LoopKind kind, StmtP body, int gpu_axis) {
   auto s = make_stmt(SK::for_);
   s->var = v;
   s->min = std::move(min);
   s->extent = std::move(extent);
   s->loop = kind;
+  s->gpu_axis = gpu_axis;
   s->body = {std::move(body)};
   return s;
 }
@@ -257,7 +268,7 @@ std::string to_string(const ExprP& e) {
     case EK::reduce: {
       std::vector<std::string> v;
       for (size_t i = 0; i < e->rvars.size(); ++i) v.push_back(fmt::format("{} < {}", e->rvars[i], e->rextents[i]));
-      const char* op = e->redop == ReduceOp::sum ? "sum" : e->redop == ReduceOp::prod ? "prod" : e->redop == ReduceOp::max ? "max" : "min";
+      const char* op = reduce_op_name(e->redop);
       return fmt::format("({}({}) {})", op, fmt::join(v, ", "), to_string(e->args[0]));
     }
   }
@@ -296,7 +307,7 @@ std::string to_string(const StmtP& s, int indent) {
     case SK::barrier:
       return pad + "barrier\n";
     case SK::thread_reduce: {
-      const char* op = s->redop == ReduceOp::sum ? "sum" : s->redop == ReduceOp::prod ? "prod" : s->redop == ReduceOp::max ? "max" : "min";
+      const char* op = reduce_op_name(s->redop);
       return fmt::format("{}{} = thread_reduce_{}({} over {} threads of {})\n", pad, s->buffer, op, s->buffer, to_string(s->extent), s->var);
     }
   }

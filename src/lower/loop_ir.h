@@ -63,6 +63,11 @@ const char* loop_kind_name(LoopKind k);
 
 enum class MemScope { global, local, shared };
 const char* scope_name(MemScope s);
+const char* reduce_op_name(ReduceOp op);  // "sum", "prod", "max", "min"
+
+// What one GPU block may hold: CUDA and OpenCL devices guarantee these (a device profile may allow less).
+inline constexpr int64_t kGpuMaxThreadsPerBlock = 1024;
+inline constexpr int64_t kGpuMaxSharedBytes = 48 * 1024;
 
 struct Stmt;
 using StmtP = std::shared_ptr<const Stmt>;
@@ -100,7 +105,7 @@ struct Stmt {
 };
 
 StmtP block(std::vector<StmtP> stmts);
-StmtP for_loop(const std::string& var, ExprP min, ExprP extent, LoopKind kind, StmtP body);
+StmtP for_loop(const std::string& var, ExprP min, ExprP extent, LoopKind kind, StmtP body, int gpu_axis = 0);
 StmtP store(const std::string& buffer, std::vector<ExprP> indices, ExprP value);
 StmtP allocate(Buffer b, StmtP body);
 StmtP let(const std::string& var, ExprP value, StmtP body);

@@ -39,11 +39,7 @@ struct Simplifier {
         if (lo && ex) scope.set(st->var, Range{lo->lo, lo->hi + std::max<int64_t>(ex->hi - 1, 0)});
         StmtP body = s(st->body[0]);
         scope.erase(st->var);
-        auto loop = std::make_shared<Stmt>(*st);  // keeps the GPU axis
-        loop->min = min;
-        loop->extent = extent;
-        loop->body = {body};
-        return loop;
+        return for_loop(st->var, min, extent, st->loop, body, st->gpu_axis);
       }
       case SK::let: {
         ExprP v = e(st->value);
@@ -157,14 +153,15 @@ class GpuBlockChecker {
     sizes(s);
     int64_t n = threads_[0] * threads_[1] * threads_[2];
     shared_bytes_ += reduce_bytes_ * n;
-    if (n > 1024) {
-      fail(fmt::format("a GPU block would have {} x {} x {} = {} threads, more than the 1024 a block may have", threads_[0],
-                       threads_[1], threads_[2], n),
+    if (n > kGpuMaxThreadsPerBlock) {
+      fail(fmt::format("a GPU block would have {} x {} x {} = {} threads, more than the {} a block may have", threads_[0],
+                       threads_[1], threads_[2], n, kGpuMaxThreadsPerBlock),
            "bind smaller loops to thread.x/y/z (split them by smaller factors; the rest stays serial or goes to blocks)");
       return;
     }
-    if (shared_bytes_ > 48 * 1024) {
-      fail(fmt::format("a GPU block would use {} bytes of static shared memory, more than 48 KiB", shared_bytes_),
+    if (shared_bytes_ > kGpuMaxSharedBytes) {
+      fail(fmt::format("a GPU block would use {} bytes of static shared memory, more than {} KiB", shared_bytes_,
+                       kGpuMaxSharedBytes / 1024),
            "cache smaller tiles in shared memory (split the loop the caches are computed at by a smaller factor)");
       return;
     }
@@ -252,12 +249,13 @@ class GpuBlockChecker {
   }
 };
 
-void root_nests(const StmtP& s, std::vector<StmtP>& nests) {
+void root_nests(const StmtP& s, std::vector<StmtP>& nests, std::vector<StmtP>* scratch) {
   if (!s) return;
   if (s->kind == SK::block) {
-    for (const auto& b : s->body) root_nests(b, nests);
+    for (const auto& b : s->body) root_nests(b, nests, scratch);
   } else if (s->kind == SK::allocate && s->alloc.scope == MemScope::global && !s->alloc.extents.empty()) {
-    root_nests(s->body[0], nests);
+    if (scratch) scratch->push_back(s);
+    root_nests(s->body[0], nests, scratch);
   } else if (s->kind != SK::comment) {
     nests.push_back(s);
   }
@@ -265,10 +263,14 @@ void root_nests(const StmtP& s, std::vector<StmtP>& nests) {
 
 }  // namespace
 
-std::optional<GpuBlockProblem> check_gpu_blocks(const StmtP& body) {
+std::vector<StmtP> gpu_kernel_nests(const StmtP& body, std::vector<StmtP>* scratch) {
   std::vector<StmtP> nests;
-  root_nests(body, nests);
-  for (const auto& n : nests) {
+  root_nests(body, nests, scratch);
+  return nests;
+}
+
+std::optional<GpuBlockProblem> check_gpu_blocks(const StmtP& body) {
+  for (const auto& n : gpu_kernel_nests(body)) {
     GpuBlockChecker c;
     c.nest(n);
     if (c.problem) return c.problem;

@@ -2,6 +2,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lower/loop_ir.h"
 
@@ -26,5 +27,10 @@ struct GpuBlockProblem {
   std::string message, fix;
 };
 std::optional<GpuBlockProblem> check_gpu_blocks(const lir::StmtP& body);
+
+// A GPU program's kernels: the root loop nests of a lowered body, in order. The global allocations at
+// the root, around them, are the program's scratch buffers (the host allocates them); `scratch`,
+// when given, receives those allocation statements in order.
+std::vector<lir::StmtP> gpu_kernel_nests(const lir::StmtP& body, std::vector<lir::StmtP>* scratch = nullptr);
 
 }  // namespace ekb::lower

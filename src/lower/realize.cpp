@@ -34,8 +34,6 @@ namespace {
 constexpr int64_t kStackBufferBytes = 64 * 1024;
 // An explicitly `local` buffer above this is an error: the stack is small on edge devices.
 constexpr int64_t kMaxLocalBytes = 1 << 20;
-// Static shared memory of one GPU block (CUDA and OpenCL devices guarantee 48 KiB).
-constexpr int64_t kMaxSharedBytes = 48 * 1024;
 
 struct RegionDim {
   ExprP min, extent;
@@ -342,9 +340,7 @@ class Realizer {
     StmtP b = body();
     loops_.pop_back();
     scope_.erase(v);
-    auto loop = std::make_shared<Stmt>(*for_loop(v, int_imm(0), extent, kind, b));
-    loop->gpu_axis = gpu_axis;
-    return loop;
+    return for_loop(v, int_imm(0), extent, kind, b, gpu_axis);
   }
 
   // GPU: a shared buffer is one per block, so the region it holds is what every thread of the block
@@ -470,9 +466,9 @@ class Realizer {
                                   bytes, kMaxLocalBytes),
               "cache a smaller region (compute it at an inner loop) or use the global scope");
       }
-      if (ss.scope == MemScope::shared && bytes > kMaxSharedBytes) {
+      if (ss.scope == MemScope::shared && bytes > kGpuMaxSharedBytes) {
         error(st.loc, fmt::format("`{}` is cached in shared memory but needs {} bytes, more than the {} bytes of static shared "
-                                  "memory a GPU block may have", st.name, bytes, kMaxSharedBytes),
+                                  "memory a GPU block may have", st.name, bytes, kGpuMaxSharedBytes),
               "cache a smaller tile (compute the cache at an inner loop, or split the loop it is computed at by a smaller factor)");
       }
       b.scope = ss.scope;

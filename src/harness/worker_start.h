@@ -1,0 +1,40 @@
+// Starting a worker for one candidate, the same way for `ekb run FILE` (single_run) and for an
+// attempt (evaluate): the worker program for its backend (ekb-worker, or ekb-gpu-worker for a GPU
+// target), then compile, the shared buffers, and the sandbox. What a GPU worker needs beyond a CPU
+// one (the API and device, the profile's limits and budget, the buffers' sizes) is added here.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/device_profiles.h"
+#include "harness/shared_buffers.h"
+#include "harness/worker_client.h"
+#include "ir/program.h"
+
+namespace ekb {
+
+struct WorkerStart {
+  std::string source;
+  bool cplusplus = false;
+  int threads = 1;
+  std::vector<int> cpus;        // where the worker is pinned (empty: not pinned)
+  uint64_t memory_budget = 0;   // CPU: the sandbox's budget; GPU: the scratch buffers' budget
+  double cpu_seconds = 0;
+  uint64_t flush_bytes = 0;     // CPU: the cache flush's buffer
+  const GpuTarget* gpu = nullptr;  // a GPU profile's target, or nullptr for the CPU
+  std::string profile;          // the profile's name, for messages
+};
+
+struct StartedWorker {
+  std::unique_ptr<worker::WorkerProcess> worker;
+  worker::Reply failure;   // set (failure != none) when a step failed
+  nlohmann::json compiled = nlohmann::json::object();  // the compile request's answer (compile_ms, compiler; GPU: device, scratch_bytes)
+  bool ok() const { return failure.ok(); }
+};
+
+StartedWorker start_worker(const Program& p, const SharedBuffers& buf, const WorkerStart& how);
+
+}  // namespace ekb
