@@ -30,7 +30,7 @@
 #include "codegen/dialect.h"
 #include "ir/check.h"
 #include "runtime/cpu_runner.h"
-#include "schedule/choice.h"
+#include "lower/schedule_choice.h"
 #include "util/diagnostics.h"
 #include "util/source.h"
 
@@ -56,8 +56,8 @@ inline EkbBuild build_ekb(const std::string& path, const std::string& spec, ekb:
   EkbBuild b;
   b.program = ekb::load_program(ekb::read_source_file(path));
   auto t0 = std::chrono::steady_clock::now();
-  ekb::ScheduleChoice sc = ekb::choose_schedule(*b.program, "cpu", spec);
-  ekb::lower::LoweredKernel k = ekb::lower_with(*b.program, "cpu", sc);
+  ekb::ScheduleChoice sc = ekb::choose_schedule(*b.program, ekb::default_target(ekb::Backend::cpu), spec);
+  ekb::lower::LoweredKernel k = ekb::lower_with(*b.program, ekb::default_target(ekb::Backend::cpu), sc);
   b.c_source = ekb::codegen::print_c(k, ekb::codegen::c_dialect());
   b.lower_ms = ms_since(t0);
   b.schedule = sc.description;

@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
     };
     auto lower_print = [&](const ekb::Task& t, std::string& c) {
       auto t0 = std::chrono::steady_clock::now();
-      ekb::ScheduleChoice sc = ekb::choose_schedule(*t.program, "cpu", spec);
-      ekb::lower::LoweredKernel k = ekb::lower_with(*t.program, "cpu", sc);
+      ekb::ScheduleChoice sc = ekb::choose_schedule(*t.program, ekb::default_target(ekb::Backend::cpu), spec);
+      ekb::lower::LoweredKernel k = ekb::lower_with(*t.program, ekb::default_target(ekb::Backend::cpu), sc);
       c = ekb::codegen::print_c(k, ekb::codegen::c_dialect());
       return bench::ms_since(t0);
     };

@@ -19,7 +19,7 @@
 #include "ir/check.h"
 #include "runtime/gpu/gpu_backend.h"
 #include "runtime/kernel_args.h"
-#include "schedule/choice.h"
+#include "lower/schedule_choice.h"
 #include "suite/figures.h"
 #include "util/npy.h"
 #include "util/source.h"
@@ -45,9 +45,9 @@ int main(int argc, char** argv) {
   try {
     auto src = read_source_file(file);
     auto p = load_program(src);
-    ScheduleChoice sc = choose_schedule(*p, api, "");
-    codegen::GpuProgram g = codegen::print_gpu(lower_with(*p, api, sc),
-                                               api == "cuda" ? codegen::cuda_dialect() : codegen::opencl_dialect());
+    Target target = default_target(parse_backend(api));
+    ScheduleChoice sc = choose_schedule(*p, target, "");
+    codegen::GpuProgram g = codegen::print_gpu(lower_with(*p, target, sc), codegen::dialect_for(target.backend));
     std::string why;
     auto gpu = api == "cuda" ? gpu::make_cuda_backend(0, &why) : gpu::make_opencl_backend(platform, &why);
     if (!gpu) throw std::runtime_error(why);

@@ -8,27 +8,26 @@
 #include "codegen/c_printer.h"
 #include "harness/submissions.h"
 #include "runtime/gpu/launch_contract.h"
-#include "lower/graph.h"
-#include "schedule/choice.h"
+#include "loops/graph.h"
+#include "lower/schedule_choice.h"
 
 namespace ekb::cli {
 
 bool is_raw_source(const std::string& path) {
-  std::string kind = submission_kind(path);
-  return !kind.empty() && kind != "ekb";
+  auto kind = submission_kind(path);
+  return kind && *kind != SourceKind::ekb;
 }
 
-CandidateSource build_candidate(const std::string& target, const std::string& task, const std::string& backend,
-                                const std::string& schedule, const Globals& g, std::unique_ptr<Suite>& suite) {
-  if (backend != "cpu" && backend != "cuda" && backend != "opencl")
-    throw std::runtime_error(fmt::format("unknown backend `{}`; backends: cpu, cuda, opencl", backend));
-  CandidateSource c;
+CliSource build_cli_source(const std::string& target, const std::string& task, const Target& backend_target,
+                           const std::string& schedule, const Globals& g, std::unique_ptr<Suite>& suite) {
+  Backend backend = backend_target.backend;
+  CliSource c;
   if (is_raw_source(target)) {
-    std::string kind = submission_kind(target);
-    bool gpu_source = kind == "cu" || kind == "cl";
+    SourceKind kind = *submission_kind(target);
+    bool gpu_source = kind == SourceKind::cu || kind == SourceKind::cl;
     if (!backend_takes(backend, kind))
-      throw std::runtime_error(fmt::format("{}: the {} backend takes raw {} sources (`ekb show TASK --abi {}`)", target, backend,
-                                           raw_kinds_taken(backend), backend));
+      throw std::runtime_error(fmt::format("{}: the {} backend takes raw {} sources (`ekb show TASK --abi {}`)", target,
+                                           backend_name(backend), raw_kinds_taken(backend), backend_name(backend)));
     if (!schedule.empty())
       throw std::runtime_error("--schedule applies to .ekb programs; a raw source is its own schedule");
     std::string name = task.empty() ? std::filesystem::path(target).filename().string() : task;
@@ -43,10 +42,10 @@ CandidateSource build_candidate(const std::string& target, const std::string& ta
       } catch (const std::exception& e) {
         throw std::runtime_error(fmt::format("{}: {}", target, e.what()));
       }
-      c.description = fmt::format("raw {} for task {}", backend == "cuda" ? "CUDA C" : "OpenCL C", t.name);
+      c.description = fmt::format("raw {} for task {}", backend == Backend::cuda ? "CUDA C" : "OpenCL C", t.name);
       return c;
     }
-    c.cplusplus = kind == "cpp";
+    c.cplusplus = kind == SourceKind::cpp;
     lower::Graph gr = lower::build_graph(*t.program);
     c.c_source = codegen::raw_submission_source(read_source_file(target)->text, c.cplusplus, gr.inputs, gr.outputs,
                                                 codegen::c_dialect());
@@ -56,9 +55,9 @@ CandidateSource build_candidate(const std::string& target, const std::string& ta
   if (!task.empty()) throw std::runtime_error("--task applies to raw .c, .cpp, .cu and .cl sources");
   LoadedProgram lp = load_file_or_task(target, g, suite);
   c.program = lp.program;
-  ScheduleChoice sc = choose_schedule(*lp.program, backend, schedule);
-  c.lowered = std::make_unique<lower::LoweredKernel>(lower_with(*lp.program, backend, sc));
-  c.c_source = codegen::print_for_backend(*c.lowered, backend);
+  ScheduleChoice sc = choose_schedule(*lp.program, backend_target, schedule);
+  c.lowered = std::make_unique<lower::LoweredKernel>(lower_with(*lp.program, backend_target, sc));
+  c.c_source = codegen::print_for_backend(*c.lowered);
   c.description = "schedule " + sc.description;
   return c;
 }

@@ -10,7 +10,7 @@
 
 namespace ekb::cli {
 
-struct CandidateSource {
+struct CliSource {
   std::shared_ptr<Program> program;  // the task's L0 (what the outputs are checked against)
   std::string c_source;              // the whole translation unit, ekb_entry included
   bool cplusplus = false;
@@ -20,7 +20,7 @@ struct CandidateSource {
 
 bool is_raw_source(const std::string& path);  // .c, .cc, .cpp, .cxx (cpu), .cu (cuda), .cl (opencl)
 // `task` names the task of a raw source (default: the file name up to its first dot).
-CandidateSource build_candidate(const std::string& target, const std::string& task, const std::string& backend,
+CliSource build_cli_source(const std::string& target, const std::string& task, const Target& backend_target,
                                 const std::string& schedule, const Globals& g, std::unique_ptr<Suite>& suite);
 
 }  // namespace ekb::cli

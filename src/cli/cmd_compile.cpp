@@ -9,20 +9,25 @@
 #include "cli/candidate_source.h"
 #include "cli/commands.h"
 #include "runtime/cpu/c_compiler.h"
-#include "schedule/choice.h"
+#include "lower/schedule_choice.h"
+#include "harness/device_profiles.h"
 
 namespace ekb::cli {
 
 void register_compile(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("compile", "Lower a kernel with its schedule and print the loop IR or the generated code.");
   struct Opts {
-    std::string target, backend = "cpu", emit = "loops", out, schedule, task;
+    std::string target, backend, emit = "loops", out, schedule, task, device;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("FILE|TASK", o->target, "an .ekb file, a suite task, or a raw .c / .cpp submission")->required();
   cmd->add_option("--task", o->task, "the task a raw source implements (default: its file name up to the first dot)")
       ->option_text("TASK");
-  cmd->add_option("--backend", o->backend, "cpu (default)")->option_text("B");
+  cmd->add_option("--backend", o->backend, "cpu (default), cuda or opencl")->option_text("B");
+  cmd->add_option("--device", o->device,
+                  "lower for this device profile's target (`ekb devices`: its ISA's vector width, threads, GPU limits); "
+                  "default: the backend's target on this machine")
+      ->option_text("PROFILE");
   cmd->add_option("--emit", o->emit,
                   "what to print: schedule (the L1/L2 text used), loops (the loop IR), c (the C source), ll (LLVM IR), "
                   "asm, or obj (an object file; needs -o)")
@@ -35,18 +40,21 @@ void register_compile(CLI::App& app, Globals& g) {
   cmd->callback([o, &g] {
     std::unique_ptr<Suite> suite;
     std::string text;
+    Target target = o->device.empty() ? default_target(parse_backend(o->backend.empty() ? "cpu" : o->backend))
+                                      : device_for(o->device, o->backend).target();
     if (o->emit == "schedule") {
       if (is_raw_source(o->target)) throw std::runtime_error("a raw source has no schedule sections");
       LoadedProgram lp = load_file_or_task(o->target, g, suite);
-      ScheduleChoice sc = choose_schedule(*lp.program, o->backend, o->schedule);
+      ScheduleChoice sc = choose_schedule(*lp.program, target, o->schedule);
       if (sc.description == "own") {
         for (const auto& s : lp.program->module->sections)
-          if (s.backend == o->backend) text += std::string(s.layer == Layer::schedule ? "schedule " : "memory ") + s.backend + " (in the file)\n";
+          if (s.backend == backend_name(target.backend))
+            text += std::string(s.layer == Layer::schedule ? "schedule " : "memory ") + s.backend + " (in the file)\n";
       } else if (sc.source) {
         text = sc.source->text;
       }
     } else {
-      CandidateSource cand = build_candidate(o->target, o->task, o->backend, o->schedule, g, suite);
+      CliSource cand = build_cli_source(o->target, o->task, target, o->schedule, g, suite);
       CompileOptions copts;
       copts.cplusplus = cand.cplusplus;
       if (o->emit == "loops") {

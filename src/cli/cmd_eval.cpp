@@ -9,24 +9,13 @@
 
 #include "cli/commands.h"
 #include "cli/eval_report.h"
-#include "codegen/c_printer.h"
-#include "codegen/dialect.h"
+#include "eval/report.h"
+#include "eval/run.h"
 #include "harness/device_profiles.h"
-#include "harness/evaluate.h"
 #include "harness/gpu_probe.h"
 #include "harness/peak_rates.h"
 #include "harness/results_store.h"
 #include "harness/submissions.h"
-#include "interp/reference.h"
-#include "ir/check.h"
-#include "lower/graph.h"
-#include "schedule/choice.h"
-#include "util/diagnostics.h"
-#include "util/progress.h"
-
-#ifndef EKB_GIT_COMMIT
-#define EKB_GIT_COMMIT "unknown"
-#endif
 
 namespace ekb::cli {
 
@@ -35,136 +24,17 @@ std::string default_db() {
   return env && *env ? env : "ekb_results.db";
 }
 
-namespace {
-
 std::string hash_hex(const std::string& text) {
   return fmt::format("{:016x}", XXH3_64bits(text.data(), text.size()));
 }
 
-nlohmann::json environment(const DeviceProfile& dev, const GpuProbe* gpu) {
-  HostFacts h = host_facts();
-  nlohmann::json env = {{"cpu", h.cpu_model},
-                        {"cores", h.cpus},
-                        {"host", h.host_name},
-                        {"ekb_commit", EKB_GIT_COMMIT},
-                        {"device", {{"name", dev.name}, {"threads", dev.threads}, {"memory_budget", dev.memory_budget}}}};
-  if (gpu) {
-    env["compiler"] = gpu->compiler;
-    env["gpu"] = gpu->device;
-    env["device"]["max_threads_per_block"] = dev.gpu.max_threads_per_block;
-    env["device"]["shared_memory_per_block"] = dev.gpu.shared_memory_per_block;
-  } else {
-    env["compiler"] = make_default_c_compiler()->name();
-  }
-  return env;
-}
-
-// The source of a submission for the profile's backend (lowered from its IR with its own schedule,
-// its raw C wrapped in the ABI, its raw CUDA or OpenCL as written), or an attempt that failed before
-// any code ran.
-bool candidate_source(const Submission& s, const Task& t, const std::string& backend, std::string& c, bool& cplusplus,
-                      Evaluation& failed) {
-  try {
-    if (!backend_takes(backend, s.kind)) {
-      failed.status = "mismatch";
-      failed.message = fmt::format("a .{} submission cannot run on the {} backend (it takes .ekb, or raw {})", s.kind, backend,
-                                   raw_kinds_taken(backend));
-      return false;
-    }
-    cplusplus = false;
-    if (s.kind == "ekb") {
-      auto prog = load_program(std::make_shared<SourceFile>(s.path, s.text));
-      if (l0_hash(*prog) != l0_hash(*t.program)) {
-        failed.status = "mismatch";
-        failed.message = fmt::format("its L0 (compute) differs from task `{}`'s; only the schedule and memory layers may change",
-                                     t.name);
-        return false;
-      }
-      c = codegen::print_for_backend(lower_with(*prog, backend, choose_schedule(*prog, backend, "")), backend);
-    } else if (s.kind == "cu" || s.kind == "cl") {
-      c = s.text;
-    } else {
-      lower::Graph g = lower::build_graph(*t.program);
-      cplusplus = s.kind == "cpp";
-      c = codegen::raw_submission_source(s.text, cplusplus, g.inputs, g.outputs, codegen::c_dialect());
-    }
-    return true;
-  } catch (const DiagnosticError& e) {
-    failed.status = "compile";
-    failed.message = e.diagnostics().render_all();
-  } catch (const std::exception& e) {
-    failed.status = "compile";
-    failed.message = e.what();
-  }
-  return false;
-}
-
-std::string baseline_source(const Task& t, const std::string& backend) {
-  return codegen::print_for_backend(lower_with(*t.program, backend, choose_schedule(*t.program, backend, "default")), backend);
-}
-
-}  // namespace
-
 void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
                     const std::string& db, bool json) {
   ResultsStore store(db);
-  bool gpu = !dev.gpu.api.empty();
-  GpuProbe probe;
-  PeakRates peaks{};
-  if (gpu) {
-    // The device must be here (asked of a GPU worker); the roofline check needs CPU-measured peaks
-    // and is not applied on GPU profiles.
-    probe = probe_gpu(dev.gpu);
-    if (!probe.ok) throw std::runtime_error(fmt::format("device profile `{}`: its device is not available here: {}", dev.name, probe.why));
-  } else {
-    if (!store.peaks(machine_id(), dev.name))
-      std::cerr << fmt::format("ekb: measuring this machine's peak rates for device `{}` (once; stored in {})...\n", dev.name, db);
-    peaks = peak_rates(store, dev);
-  }
-  nlohmann::json env = environment(dev, gpu ? &probe : nullptr);
-  env["peak_gflops"] = peaks.gflops;
-  env["peak_gbps"] = peaks.gbps;
-  RunInfo run = store.open_run(key.dump(), dev.backend, dev.name, env);
-  EvalOptions eo;
-  eo.threads = dev.threads;
-  eo.memory_budget = dev.memory_budget;
-  eo.peak_gflops = peaks.gflops;
-  eo.peak_gbps = peaks.gbps;
-  eo.gpu = dev.gpu;
-  eo.profile = dev.name;
-  Progress progress("eval", subs.items.size());
-  size_t failures = 0;
-  for (const auto& s : subs.items) {
-    std::string label = fmt::format("{} sample {}", s.task, s.sample);
-    if (store.has_attempt(run.id, s.task, s.sample)) {
-      progress.step(label + " (stored)", failures);
-      continue;
-    }
-    const Task& t = *suite.find(s.task);
-    AttemptRecord a;
-    a.task = s.task;
-    a.sample = s.sample;
-    a.candidate_path = s.path;
-    a.candidate_hash = hash_hex(s.text);
-    std::string c;
-    bool cpp = false;
-    if (candidate_source(s, t, dev.backend, c, cpp, a.eval)) {
-      try {
-        a.eval = evaluate(*t.program, c, cpp, baseline_source(t, dev.backend), eo);
-      } catch (const std::exception& e) {
-        a.eval.status = "internal";
-        a.eval.message = e.what();
-      }
-    }
-    failures += a.eval.status != "ok";
-    store.add_attempt(run.id, a);
-    progress.step(label + ": " + a.eval.status, failures);
-  }
-  progress.finish();
-  store.finish_run(run.id);
+  RunInfo run = evaluate_run(suite, subs, key, dev, store);
   auto attempts = store.attempts(run.id);
-  if (json) std::cout << report_json(*store.run(run.id), attempts, subs.problems).dump(2) << "\n";
-  else print_report(*store.run(run.id), attempts, subs.problems);
+  if (json) std::cout << report_json(run, attempts, subs.problems).dump(2) << "\n";
+  else print_report(run, attempts, subs.problems);
 }
 
 void register_eval(CLI::App& app, Globals& g) {
@@ -193,7 +63,7 @@ void register_eval(CLI::App& app, Globals& g) {
     SubmissionSet subs = scan_submissions(o->dir, suite, o->tasks);
     for (const auto& p : subs.problems) std::cerr << "ekb eval: " << p << "\n";
     nlohmann::json key = {{"command", "eval"}, {"dir", std::filesystem::absolute(o->dir).lexically_normal().string()},
-                          {"backend", dev.backend}, {"device", dev.name}, {"tasks", o->tasks}};
+                          {"backend", backend_name(dev.backend)}, {"device", dev.name}, {"tasks", o->tasks}};
     for (const auto& s : subs.items) key["files"].push_back({s.path, hash_hex(s.text)});
     run_evaluation(suite, subs, key, dev, o->db, o->json);
   });
@@ -220,11 +90,12 @@ void register_results(CLI::App& app, Globals&) {
         Metrics m = compute_metrics(outcomes_of(attempts));
         all.push_back({{"run", r.id}, {"created", r.created}, {"backend", r.backend}, {"device", r.device},
                        {"finished", r.finished}, {"tasks", m.tasks}, {"samples", m.samples}, {"correct_at_1", m.correct_at_k},
-                       {"fast_1_0", m.fast["1.0"]}});
+                       {"fast_1_0", m.fast["1.0"]}, {"fast_1_0_significant", m.fast_significant["1.0"]}});
         if (!o->json)
-          std::cout << fmt::format("run {:>4}  {}  {:<4} {:<9} {:>4} tasks {:>4} samples  Correct@1 {:5.1f}%  Fast@1.0 {:5.1f}%{}\n",
+          std::cout << fmt::format("run {:>4}  {}  {:<6} {:<16} {:>4} tasks {:>4} samples  Correct@1 {:5.1f}%  Fast@1.0 {:5.1f}% "
+                                   "(significant {:5.1f}%){}\n",
                                    r.id, r.created, r.backend, r.device, m.tasks, m.samples, 100 * m.correct_at_k,
-                                   100 * m.fast["1.0"], r.finished ? "" : "  (unfinished)");
+                                   100 * m.fast["1.0"], 100 * m.fast_significant["1.0"], r.finished ? "" : "  (unfinished)");
       }
       if (o->json) std::cout << all.dump(2) << "\n";
       return;
@@ -254,14 +125,14 @@ void register_devices(CLI::App& app, Globals&) {
     if (o->measure || std::filesystem::exists(o->db)) store = std::make_unique<ResultsStore>(o->db);
     for (const auto& d : device_profiles()) {
       std::string detail;
-      if (!d.gpu.api.empty()) {
+      if (d.is_gpu()) {
         detail = d.gpu.max_threads_per_block || d.gpu.shared_memory_per_block
                      ? fmt::format("limits: {} threads and {} KiB of shared memory per block", d.gpu.max_threads_per_block,
                                    d.gpu.shared_memory_per_block >> 10)
                      : "limits: the device's own";
         detail += "; no roofline check on GPU profiles";
         if (o->probe) {
-          GpuProbe p = probe_gpu(d.gpu);
+          GpuProbe p = probe_gpu(d);
           detail += p.ok ? fmt::format("\n{:<16} here: {} ({}, {}), {} threads per block, {} KiB shared per block, {} MiB",
                                        "", p.device.value("name", ""), p.device.value("platform", ""), p.compiler,
                                        p.device.value("max_threads_per_block", 0), p.device.value("shared_memory_per_block", uint64_t(0)) >> 10,
@@ -279,8 +150,9 @@ void register_devices(CLI::App& app, Globals&) {
             detail = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured {})", std::get<0>(*p), std::get<1>(*p), std::get<2>(*p));
         }
       }
-      std::cout << fmt::format("{:<16} {:<6} threads {:<3} budget {:>5} MiB  {}\n{:<16} {}\n", d.name, d.backend, d.threads,
-                               d.memory_budget >> 20, d.description, "", detail);
+      std::cout << fmt::format("{:<16} {:<6} threads {:<3} budget {:>5} MiB  {}\n{:<16} target: {}\n{:<16} {}\n", d.name,
+                               backend_name(d.backend), d.threads, d.memory_budget >> 20, d.description, "",
+                               d.target().describe(), "", detail);
     }
   });
 }

@@ -34,7 +34,7 @@ void run_main_job(const Globals& g, const DeviceProfile& dev, const std::string&
   for (const auto& t : suite.tasks()) {
     bool chosen = tasks.empty() ? categories.insert(t.category).second : fnmatch(tasks.c_str(), t.name.c_str(), 0) == 0;
     if (!chosen) continue;
-    subs.items.push_back({t.name, t.file.string(), "ekb", 0, t.text});
+    subs.items.push_back({t.name, t.file.string(), SourceKind::ekb, 0, t.text});
     key["tasks"].push_back(t.name);
   }
   if (subs.items.empty()) throw std::runtime_error(fmt::format("no suite task matches `{}` (`ekb list` shows them)", tasks));
@@ -90,29 +90,33 @@ void register_run(CLI::App& app, Globals& g) {
       return;
     }
     std::unique_ptr<Suite> suite;
-    CandidateSource cand = build_candidate(o->target, o->task, dev.backend, o->schedule, g, suite);
-    const Program& p = *cand.program;
-    bool gpu = !dev.gpu.api.empty();
+    bool gpu = dev.is_gpu();
     int threads = o->threads > 0 ? o->threads : gpu ? dev.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    Target target = dev.target();
+    if (!gpu) target.threads = threads;
+    CliSource cand = build_cli_source(o->target, o->task, target, o->schedule, g, suite);
+    const Program& p = *cand.program;
     ReferenceResult ref = reference_outputs(p, o->seed);
     // The kernel runs in a sandboxed worker process (harness/single_run.h), never in this one.
     SingleRun run = run_isolated(p, cand.c_source, cand.cplusplus, ref.inputs, threads, true, 0.2, 5, gpu ? &dev : nullptr);
-    if (run.status == "compile") {
+    if (run.outcome == Outcome::compile) {
       std::fflush(stdout);
       std::cerr << "ekb: error: " << run.message << "\n" << run.compile_log;
       throw CLI::RuntimeError(1);
     }
     if (gpu)
-      std::cout << fmt::format("kernel {}  backend {}  {}  device {} ({})\n", p.name, dev.backend, cand.description, dev.name,
-                               run.device);
-    else std::cout << fmt::format("kernel {}  backend {}  {}  threads {}\n", p.name, dev.backend, cand.description, threads);
+      std::cout << fmt::format("kernel {}  backend {}  {}  device {} ({})\n", p.name, backend_name(dev.backend), cand.description,
+                               dev.name, run.device);
+    else
+      std::cout << fmt::format("kernel {}  backend {}  {}  threads {}  target {}\n", p.name, backend_name(dev.backend),
+                               cand.description, threads, target.describe());
     std::cout << fmt::format("compiled in {:.1f} ms ({}, in a sandboxed worker)\n", run.compile_ms, run.compiler);
     if (run.outputs.empty()) {
-      std::cout << fmt::format("the kernel failed: {} ({})\nFAIL\n", run.status, run.message);
+      std::cout << fmt::format("the kernel failed: {} ({})\nFAIL\n", outcome_name(run.outcome), run.message);
       throw CLI::RuntimeError(1);
     }
-    bool pass = run.status == "ok";
-    if (!pass) std::cout << fmt::format("the kernel failed: {} ({})\n", run.status, run.message);
+    bool pass = run.outcome == Outcome::ok;
+    if (!pass) std::cout << fmt::format("the kernel failed: {} ({})\n", outcome_name(run.outcome), run.message);
     for (const auto& cmp : compare_outputs(p, run.outputs, ref.outputs)) {
       pass = pass && cmp.pass;
       std::cout << fmt::format("  {:<12} max abs {:.3g}  max rel {:.3g} (tolerance {:.0e})  {}", cmp.name, cmp.max_abs_error,

@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "cli/task_json.h"
 #include "codegen/c_printer.h"
-#include "lower/graph.h"
+#include "loops/graph.h"
 
 namespace ekb::cli {
 
@@ -25,13 +25,10 @@ void register_show(CLI::App& app, Globals& g) {
     Suite s = g.load_suite();
     const Task& t = find_task(s, *name);
     if (!abi->empty()) {
-      if (*abi != "cpu" && *abi != "cuda" && *abi != "opencl")
-        throw std::runtime_error(fmt::format("unknown backend `{}`; backends: cpu, cuda, opencl", *abi));
+      Backend b = parse_backend(*abi);
       lower::Graph gr = lower::build_graph(*t.program);
-      if (*abi == "cpu") std::cout << codegen::c_abi_text(t.name, gr.inputs, gr.outputs, codegen::c_dialect());
-      else
-        std::cout << codegen::gpu_abi_text(t.name, gr.inputs, gr.outputs,
-                                           *abi == "cuda" ? codegen::cuda_dialect() : codegen::opencl_dialect());
+      if (b == Backend::cpu) std::cout << codegen::c_abi_text(t.name, gr.inputs, gr.outputs, codegen::c_dialect());
+      else std::cout << codegen::gpu_abi_text(t.name, gr.inputs, gr.outputs, codegen::dialect_for(b));
       return;
     }
     if (*json) {

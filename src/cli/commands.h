@@ -43,6 +43,7 @@ void register_eval(CLI::App& app, Globals& g);
 void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
                     const std::string& db, bool json);
 std::string default_db();  // $EKB_DB, else ./ekb_results.db
+std::string hash_hex(const std::string& text);  // XXH3 as 16 hex digits
 void register_results(CLI::App& app, Globals& g);
 void register_devices(CLI::App& app, Globals& g);
 

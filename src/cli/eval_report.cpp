@@ -1,71 +1,30 @@
-// The eval/results report: per-attempt lines, then Compile@1, Correct@1, Fast@p, geomean, failures.
+// The eval/results table: per-attempt lines, then Compile@1, Correct@1, Fast@p (strict and
+// significant), geomean, noisy attempts, failures.
 #include "cli/eval_report.h"
 
 #include <fmt/format.h>
 
 #include <iostream>
 
+#include "eval/report.h"
+
 namespace ekb::cli {
-
-std::vector<SampleOutcome> outcomes_of(const std::vector<AttemptRecord>& attempts) {
-  std::vector<SampleOutcome> out;
-  for (const auto& a : attempts) {
-    SampleOutcome s;
-    s.task = a.task;
-    s.status = a.eval.status;
-    s.compiled = a.eval.status != "compile" && a.eval.status != "mismatch";
-    s.correct = a.eval.status == "ok";
-    s.speedup = a.eval.speedup;
-    out.push_back(s);
-  }
-  return out;
-}
-
-nlohmann::json report_json(const RunInfo& run, const std::vector<AttemptRecord>& attempts,
-                           const std::vector<std::string>& problems) {
-  Metrics m = compute_metrics(outcomes_of(attempts));
-  nlohmann::json j;
-  j["run"] = run.id;
-  j["device"] = run.device;
-  j["backend"] = run.backend;
-  j["tasks"] = m.tasks;
-  j["samples"] = m.samples;
-  j["compile_at_1"] = m.compile_at_k;
-  j["correct_at_1"] = m.correct_at_k;
-  j["fast"] = m.fast;
-  j["geomean_speedup"] = m.geomean_speedup;
-  j["failures"] = m.failures;
-  j["problems"] = problems;
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& a : attempts)
-    list.push_back({{"task", a.task},
-                    {"sample", a.sample},
-                    {"candidate", a.candidate_path},
-                    {"status", a.eval.status},
-                    {"message", a.eval.message},
-                    {"speedup", a.eval.speedup},
-                    {"candidate_ms", a.eval.candidate.median},
-                    {"baseline_ms", a.eval.baseline.median},
-                    {"compile_ms", a.eval.compile_ms},
-                    {"memory_bytes", a.eval.candidate_memory},
-                    {"peak_rss_bytes", a.eval.candidate_peak_rss}});
-  j["attempts"] = list;
-  j["environment"] = run.env;
-  return j;
-}
 
 void print_report(const RunInfo& run, const std::vector<AttemptRecord>& attempts, const std::vector<std::string>& problems) {
   std::cout << fmt::format("run {}  backend {}  device {}  ({})\n", run.id, run.backend, run.device, run.created);
-  std::cout << fmt::format("  {:<44} {:>6}  {:<15} {:>8}  {:>11}  {:>11}  {:>9}\n", "task", "sample", "status", "speedup",
-                           "candidate", "baseline", "memory");
+  std::cout << fmt::format("  {:<44} {:>6}  {:<15} {:>8} {:>17}  {:>11}  {:>11}  {:>9}\n", "task", "sample", "status", "speedup",
+                           "95% interval", "candidate", "baseline", "memory");
   for (const auto& a : attempts) {
-    bool timed = a.eval.status == "ok";
-    std::cout << fmt::format("  {:<44} {:>6}  {:<15} {:>8}  {:>11}  {:>11}  {:>9}\n", a.task, a.sample, a.eval.status,
-                             timed ? fmt::format("{:.2f}x", a.eval.speedup) : "-",
-                             timed ? fmt::format("{:.4f} ms", a.eval.candidate.median) : "-",
-                             timed ? fmt::format("{:.4f} ms", a.eval.baseline.median) : "-",
-                             timed || a.eval.candidate_memory ? fmt::format("{:.1f} MiB", a.eval.candidate_memory / 1048576.0) : "-");
-    if (!timed && !a.eval.message.empty()) std::cout << "      " << a.eval.message.substr(0, 300) << "\n";
+    const Evaluation& e = a.eval;
+    bool timed = e.correct();
+    std::string status = std::string(outcome_name(e.outcome)) + (timed && e.noisy ? " noisy" : "");
+    std::cout << fmt::format("  {:<44} {:>6}  {:<15} {:>8} {:>17}  {:>11}  {:>11}  {:>9}\n", a.task, a.sample, status,
+                             timed ? fmt::format("{:.2f}x", e.speedup) : "-",
+                             timed ? fmt::format("[{:.2f}, {:.2f}]", e.speedup_lo, e.speedup_hi) : "-",
+                             timed ? fmt::format("{:.4f} ms", e.candidate.median) : "-",
+                             timed ? fmt::format("{:.4f} ms", e.baseline.median) : "-",
+                             timed || e.candidate_memory ? fmt::format("{:.1f} MiB", e.candidate_memory / 1048576.0) : "-");
+    if (!timed && !e.message.empty()) std::cout << "      " << e.message.substr(0, 300) << "\n";
   }
   for (const auto& p : problems) std::cout << "  problem: " << p << "\n";
   Metrics m = compute_metrics(outcomes_of(attempts));
@@ -73,7 +32,10 @@ void print_report(const RunInfo& run, const std::vector<AttemptRecord>& attempts
                            m.tasks, m.samples, 100 * m.compile_at_k, 100 * m.correct_at_k, m.geomean_speedup);
   std::cout << "Fast@p:";
   for (const auto& [key, v] : m.fast) std::cout << fmt::format("  {} {:.1f}%", key, 100 * v);
+  std::cout << "\nFast@p, significant (interval above p):";
+  for (const auto& [key, v] : m.fast_significant) std::cout << fmt::format("  {} {:.1f}%", key, 100 * v);
   std::cout << "\n";
+  if (m.noisy) std::cout << fmt::format("noisy: {} correct sample(s) whose speedup interval stayed wider than +-5%\n", m.noisy);
   if (!m.failures.empty()) {
     std::cout << "failures:";
     for (const auto& [kind, n] : m.failures) std::cout << fmt::format("  {} {}", kind, n);

@@ -16,7 +16,7 @@
 
 #include "codegen/c_prelude.h"
 #include "ir/operators.h"
-#include "lower/graph.h"
+#include "loops/graph.h"
 #include "lower/lower_expr.h"
 #include "lower/passes.h"
 #include "lower/simplify.h"
@@ -558,7 +558,8 @@ class CPrinter {
 
   void for_stmt(const StmtP& s, int ind, std::string& out) {
     int64_t w;
-    if (s->loop == LoopKind::vectorized && d_.vector_extensions && !vec_ && is_const(s->extent, &w) && w > 1 && w <= 64 &&
+    // (A target without a vector unit gets the lanes as a plain loop.)
+    if (s->loop == LoopKind::vectorized && d_.vector_extensions && (k_.target.gpu() || k_.target.vector_bytes > 0) && !vec_ && is_const(s->extent, &w) && w > 1 && w <= 64 &&
         (w & (w - 1)) == 0 && vectorizable(s)) {
       vector_loop(s, w, ind, out);
       return;
@@ -938,11 +939,18 @@ GpuProgram print_gpu(const LoweredKernel& k, const Dialect& d) {
   return p.print_gpu();
 }
 
-std::string print_for_backend(const LoweredKernel& k, const std::string& backend) {
-  if (backend == "cpu") return print_c(k, c_dialect());
-  if (backend == "cuda") return print_gpu(k, cuda_dialect()).source;
-  if (backend == "opencl") return print_gpu(k, opencl_dialect()).source;
-  throw std::runtime_error("unknown backend `" + backend + "`; backends: cpu, cuda, opencl");
+const Dialect& dialect_for(Backend b) {
+  switch (b) {
+    case Backend::cpu: return c_dialect();
+    case Backend::cuda: return cuda_dialect();
+    case Backend::opencl: return opencl_dialect();
+  }
+  return c_dialect();
+}
+
+std::string print_for_backend(const LoweredKernel& k) {
+  if (k.target.backend == Backend::cpu) return print_c(k, c_dialect());
+  return print_gpu(k, dialect_for(k.target.backend)).source;
 }
 
 std::string print_c(const LoweredKernel& k, const Dialect& d) {

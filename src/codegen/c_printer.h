@@ -29,8 +29,11 @@ struct GpuProgram {
 };
 GpuProgram print_gpu(const lower::LoweredKernel& k, const Dialect& d);
 
-// The source a backend compiles: print_c for "cpu", print_gpu's source for "cuda" and "opencl".
-std::string print_for_backend(const lower::LoweredKernel& k, const std::string& backend);
+// The source the kernel's backend (k.target) compiles: print_c for cpu, print_gpu's source for cuda
+// and opencl.
+std::string print_for_backend(const lower::LoweredKernel& k);
+// The printer's dialect of a backend.
+const Dialect& dialect_for(Backend b);
 
 // The ABI of a task's kernel from its parameters alone (for raw C submissions): the signature with a
 // comment per tensor (shape and layout), and the wrapper the runtime calls,

@@ -6,11 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "target/target.h"
+
 namespace ekb {
 
 // Where a GPU profile's kernels run and what they may use there (0: the device's own limit).
-struct GpuTarget {
-  std::string api;       // "cuda" or "opencl"; empty for CPU profiles
+struct GpuDevice {
   std::string platform;  // OpenCL: a part of the platform's name ("NVIDIA", "Portable Computing Language")
   int ordinal = 0;       // CUDA: the device's number
   uint64_t max_threads_per_block = 0;
@@ -18,10 +19,16 @@ struct GpuTarget {
 };
 
 struct DeviceProfile {
-  std::string name, backend, description;
+  std::string name;
+  Backend backend = Backend::cpu;
+  std::string description;
   int threads = 1;             // CPU threads (GPU profiles: 1, the thread that drives the device; PoCL: every core)
   uint64_t memory_budget = 0;  // bytes: the kernel's own allocations (GPU: its scratch buffers, in device memory)
-  GpuTarget gpu;
+  GpuDevice gpu;               // GPU profiles only
+  bool is_gpu() const { return ekb::is_gpu(backend); }
+  // What lowering and code generation are given: the host CPU's ISA, caches and the profile's
+  // threads (CPU), or the profile's per-block limits (GPU).
+  Target target() const;
 };
 
 // What identifies this machine: CPU model (from /proc/cpuinfo), online CPUs, host name.
@@ -40,7 +47,8 @@ std::vector<DeviceProfile> device_profiles();
 // The profile named `name`; throws listing the known ones.
 DeviceProfile find_device(const std::string& name);
 // The profile a command uses: `device` when given (its backend must be `backend` when that is
-// given), else the backend's default: host (cpu), h200-cuda (cuda), opencl-any (opencl).
+// given: a backend name, or "" for any), else the backend's default: host (cpu), h200-cuda (cuda),
+// opencl-any (opencl).
 DeviceProfile device_for(const std::string& device, const std::string& backend);
 
 }  // namespace ekb

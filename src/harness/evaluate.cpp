@@ -1,5 +1,6 @@
 // The attempt protocol of evaluate.h: start two workers, check the candidate on the reference sets,
-// then time both interleaved on fresh inputs, checking the candidate against the baseline each round.
+// then time both interleaved on fresh inputs, checking the candidate against the baseline each round,
+// until the speedup's interval is narrow enough (or the cap is reached: noisy).
 #include "harness/evaluate.h"
 
 #include <fmt/format.h>
@@ -13,9 +14,10 @@
 #include <sched.h>
 #include <unistd.h>
 
-#include "harness/worker_start.h"
 #include "harness/shared_buffers.h"
+#include "harness/speedup_interval.h"
 #include "harness/worker_client.h"
+#include "harness/worker_start.h"
 #include "interp/reference.h"
 #include "suite/figures.h"
 
@@ -23,16 +25,15 @@ namespace ekb {
 
 namespace {
 
-using worker::Failure;
 using worker::Reply;
 using worker::WorkerProcess;
-
-const char* status_name(Failure f) { return f == Failure::compile ? "compile" : worker::failure_name(f); }
 
 constexpr int kWarmupRounds = 3;
 // Measured peaks are what ekb's tuned kernels reach, a little under the hardware's: a candidate is
 // flagged only when it is faster than the bound by more than a third.
 constexpr double kRooflineSlack = 0.75;
+// While the interval is too wide, it is computed again every this many rounds.
+constexpr int kIntervalEvery = 16;
 
 uint64_t flush_size(const EvalOptions& o) {
   if (o.flush_bytes) return o.flush_bytes;
@@ -70,10 +71,10 @@ struct Side {
   std::string compiler, device;
 
   bool start(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o, const std::vector<int>& cpus) {
-    gpu = !o.gpu.api.empty();
+    gpu = o.gpu.has_value();
     buf = std::make_unique<SharedBuffers>(p, 2);
     StartedWorker s = start_worker(p, *buf, WorkerStart{src, cplusplus, o.threads, cpus, o.memory_budget, o.cpu_seconds,
-                                                        flush_size(o), gpu ? &o.gpu : nullptr, o.profile});
+                                                        flush_size(o), gpu ? &*o.gpu : nullptr, o.backend, o.profile});
     w = std::move(s.worker);
     compile_ms = s.compiled.value("compile_ms", 0.0);
     compiler = s.compiled.value("compiler", "");
@@ -95,7 +96,7 @@ struct Side {
       return false;
     }
     if (!buf->guards_intact()) {
-      failure = Reply{Failure::protocol, "the kernel wrote outside its buffers (a guard zone beside them changed)", {}, 0};
+      failure = Reply{Outcome::out_of_bounds, "the kernel wrote outside its buffers (a guard zone beside them changed)", {}, 0};
       out_of_bounds = true;
       return false;
     }
@@ -137,8 +138,8 @@ std::string first_failing(const std::vector<OutputComparison>& cs) {
   return "";
 }
 
-Evaluation fail(Evaluation e, const std::string& status, const std::string& message) {
-  e.status = status;
+Evaluation fail(Evaluation e, Outcome outcome, const std::string& message) {
+  e.outcome = outcome;
   e.message = message;
   return e;
 }
@@ -146,15 +147,18 @@ Evaluation fail(Evaluation e, const std::string& status, const std::string& mess
 std::string mib(uint64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20)); }
 
 std::string budget_note(const Reply& r, const EvalOptions& o) {
-  return r.failure == Failure::over_budget ? fmt::format("{} ({})", r.message, mib(o.memory_budget)) : r.message;
+  return r.outcome == Outcome::over_budget ? fmt::format("{} ({})", r.message, mib(o.memory_budget)) : r.message;
 }
+
+// How a side's failed call is classified: a write beside its buffers, else the worker's outcome.
+Outcome call_outcome(const Side& s) { return s.out_of_bounds ? Outcome::out_of_bounds : s.failure.outcome; }
 
 // Over budget: the kernel's own resident memory (beyond its arguments) grew past the profile's budget.
 bool over_budget(Evaluation& e, const Side& cand, const EvalOptions& o) {
   e.candidate_memory = std::max(e.candidate_memory, cand.memory());
   e.candidate_peak_rss = cand.w->peak_rss();
   if (!o.memory_budget || e.candidate_memory <= o.memory_budget) return false;
-  e.status = "over budget";
+  e.outcome = Outcome::over_budget;
   e.message = fmt::format("the kernel's own memory reached {} beyond its arguments; the device profile allows {}",
                           mib(e.candidate_memory), mib(o.memory_budget));
   if (cand.gpu) e.message = fmt::format("the program's scratch buffers take {}; the device profile allows {}", mib(e.candidate_memory), mib(o.memory_budget));
@@ -171,7 +175,7 @@ bool background_work(Evaluation& e, Side& cand, Side& base) {
   double c = med(cand.after_call_cpu) * 1e3, b = med(base.after_call_cpu) * 1e3;  // ms
   double allowed = b + std::max(0.02, 0.5 * e.baseline.median);
   if (c <= allowed) return false;
-  e.status = "background work";
+  e.outcome = Outcome::background_work;
   e.message = fmt::format("after answering a call, the kernel's process went on using {:.3f} ms of CPU (median per call; the "
                           "baseline's {:.3f} ms; timed call {:.3f} ms): work outside the timed calls",
                           c, b, e.candidate.median);
@@ -215,8 +219,7 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
   } restore{pinned, saved};
 
   Side cand, base;
-  if (!cand.start(p, candidate_source, cplusplus, o, cpus))
-    return fail(e, status_name(cand.failure.failure), cand.failure.message);
+  if (!cand.start(p, candidate_source, cplusplus, o, cpus)) return fail(e, cand.failure.outcome, cand.failure.message);
   e.compile_ms = cand.compile_ms;
   e.compiler = cand.compiler;
   e.device = cand.device;
@@ -224,28 +227,30 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
   // 1. Correctness on every reference set.
   for (size_t s = 0; s < refs.size(); ++s) {
     int slot = static_cast<int>(s % 2);
-    if (!cand.call(slot, host_inputs[s], 0xAB, o, nullptr))
-      return fail(e, cand.out_of_bounds ? "out of bounds" : status_name(cand.failure.failure), budget_note(cand.failure, o));
+    if (!cand.call(slot, host_inputs[s], 0xAB, o, nullptr)) return fail(e, call_outcome(cand), budget_note(cand.failure, o));
     if (!cand.buf->inputs_equal(slot, host_inputs[s]))
-      return fail(e, "input mutated", fmt::format("input set {}: the kernel changed its inputs", s + 1));
+      return fail(e, Outcome::input_mutated, fmt::format("input set {}: the kernel changed its inputs", s + 1));
     auto cs = compare_outputs(p, cand.buf->read_outputs(slot), refs[s].outputs);
     if (e.comparisons.empty()) e.comparisons = cs;
     for (size_t k = 0; k < cs.size(); ++k)
       if (cs[k].max_rel_error > e.comparisons[k].max_rel_error || !cs[k].pass) e.comparisons[k] = cs[k];
     std::string bad = first_failing(cs);
-    if (!bad.empty()) return fail(e, "wrong", fmt::format("input set {} (seed {}): {}", s + 1, s + 1, bad));
+    if (!bad.empty()) return fail(e, Outcome::wrong, fmt::format("input set {} (seed {}): {}", s + 1, s + 1, bad));
   }
 
   if (over_budget(e, cand, o)) return e;
 
   // 2. The baseline, in its own worker (a baseline failure is not the candidate's).
   if (!base.start(p, baseline_source, false, o, cpus))
-    return fail(e, "baseline", std::string("the baseline failed: ") + base.failure.message);
+    return fail(e, Outcome::baseline, std::string("the baseline failed: ") + base.failure.message);
 
-  // 3. Interleaved timing on fresh inputs, the candidate checked against the baseline each round.
+  // 3. Interleaved timing on fresh inputs, the candidate checked against the baseline each round,
+  //    until enough time is measured and the speedup's interval is narrow enough (or the cap).
   std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
   auto t_start = std::chrono::steady_clock::now();
   double cand_total = 0, base_total = 0;
+  SpeedupInterval interval;
+  bool measured_enough = false;
   for (int r = 0;; ++r) {
     int slot = r % 2;
     std::vector<HostBuffer> in = shuffled(host_inputs[static_cast<size_t>(r) % host_inputs.size()], rng);
@@ -257,12 +262,11 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
       s.timing = r >= kWarmupRounds;
       bool ok = s.flush(o) && s.call(slot, in, poison, o, &ms);
       if (!ok) {
-        if (!cand_turn) return fail(e, "baseline", std::string("the baseline failed while timing: ") + base.failure.message);
-        return fail(e, cand.out_of_bounds ? "out of bounds" : status_name(cand.failure.failure),
-                    fmt::format("timing round {}: {}", r + 1, budget_note(cand.failure, o)));
+        if (!cand_turn) return fail(e, Outcome::baseline, std::string("the baseline failed while timing: ") + base.failure.message);
+        return fail(e, call_outcome(cand), fmt::format("timing round {}: {}", r + 1, budget_note(cand.failure, o)));
       }
       if (cand_turn && !cand.buf->inputs_equal(slot, in))
-        return fail(e, "input mutated", fmt::format("timing round {}: the kernel changed its inputs", r + 1));
+        return fail(e, Outcome::input_mutated, fmt::format("timing round {}: the kernel changed its inputs", r + 1));
       if (r >= kWarmupRounds) {  // the first rounds warm both workers up (a fresh worker starts slow)
         s.ms.push_back(ms);
         (cand_turn ? cand_total : base_total) += ms / 1000.0;
@@ -270,21 +274,38 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
     }
     std::string bad = first_failing(compare_outputs(p, cand.buf->read_outputs(slot), base.buf->read_outputs(slot), 2.0));
     if (!bad.empty())
-      return fail(e, "wrong", fmt::format("timing round {} (fresh inputs, compared with the baseline): {}", r + 1, bad));
+      return fail(e, Outcome::wrong, fmt::format("timing round {} (fresh inputs, compared with the baseline): {}", r + 1, bad));
     int reps = static_cast<int>(cand.ms.size());
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-    bool enough = reps >= o.min_reps && cand_total >= o.min_seconds && base_total >= o.min_seconds;
-    if (enough || reps >= o.max_reps || (wall >= o.max_wall_seconds && reps >= 3)) break;
+    if (!measured_enough) {
+      bool enough = reps >= o.min_reps && cand_total >= o.min_seconds && base_total >= o.min_seconds;
+      measured_enough = enough || reps >= o.max_reps || (wall >= o.max_wall_seconds && reps >= 3);
+      if (!measured_enough) continue;
+      interval = bootstrap_speedup(base.ms, cand.ms);
+      if (interval.relative_half_width() <= o.max_interval_half_width) break;
+      continue;
+    }
+    // Measured enough, but the interval was too wide: more rounds, up to the cap.
+    bool capped = reps >= o.noisy_max_reps || wall >= o.noisy_max_wall_seconds;
+    if (!capped && reps % kIntervalEvery != 0) continue;
+    interval = bootstrap_speedup(base.ms, cand.ms);
+    if (interval.relative_half_width() <= o.max_interval_half_width) break;
+    if (capped) {
+      e.noisy = true;
+      break;
+    }
   }
   e.candidate = summarize_times(cand.ms);
   e.baseline = summarize_times(base.ms);
-  e.speedup = e.candidate.median > 0 ? e.baseline.median / e.candidate.median : 0;
+  e.speedup = interval.speedup;
+  e.speedup_lo = interval.lo;
+  e.speedup_hi = interval.hi;
   if (over_budget(e, cand, o) || background_work(e, cand, base)) return e;
   if (o.peak_gflops > 0 && o.peak_gbps > 0) {
     Figures f = compute_figures(p);
     double bound_ms = std::max(f.flops / (o.peak_gflops * 1e6), static_cast<double>(f.bytes) / (o.peak_gbps * 1e6));
     if (e.candidate.median < kRooflineSlack * bound_ms)
-      return fail(e, "invalid",
+      return fail(e, Outcome::invalid,
                   fmt::format("measured {:.4f} ms, but {:.3g} flops and {} bytes need at least {:.4f} ms at this device's "
                               "measured peaks ({:.1f} GFLOP/s, {:.1f} GB/s): the timing cannot be real",
                               e.candidate.median, f.flops, f.bytes, bound_ms, o.peak_gflops, o.peak_gbps));

@@ -20,12 +20,17 @@
 // after), and the flush evicts the device's L2. A launch beyond the profile's limits is `launch
 // limits`; a kernel that faults is `device fault`; a profile whose device is not here is
 // `unavailable`.
+// Trust. The speedup carries a 95% interval from a paired bootstrap over the rounds
+// (speedup_interval.h); the timing goes on while the interval is wider than asked, up to a cap, and
+// an attempt whose interval stays wider is flagged noisy.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/compare.h"
 #include "harness/device_profiles.h"
+#include "harness/outcome.h"
 #include "ir/program.h"
 #include "runtime/cpu_runner.h"
 
@@ -38,35 +43,41 @@ struct EvalOptions {
   double min_seconds = 0.1;               // measured time per side, at least
   int min_reps = 15, max_reps = 400;
   double max_wall_seconds = 5;            // the timing phase stops here (after 3 reps at least)
+  // The speedup's 95% interval (a paired bootstrap over the rounds) must be at most this wide on
+  // either side (0.05: +-5%); while it is wider, more rounds, up to noisy_max_reps rounds or
+  // noisy_max_wall_seconds of timing; still wider, the attempt is flagged noisy.
+  double max_interval_half_width = 0.05;
+  int noisy_max_reps = 1200;
+  double noisy_max_wall_seconds = 15;
   uint64_t flush_bytes = 0;               // the buffer a cache flush touches; 0: twice the last-level cache, 8 MiB at least
   int call_timeout_ms = 10000;            // one kernel call
   double cpu_seconds = 120;               // the worker's CPU time limit
   // The device's measured peak rates (peak_rates.h); with both set, a candidate timed below 3/4 of
   // the task's roofline bound is `invalid`.
   double peak_gflops = 0, peak_gbps = 0;
-  // A GPU profile's target: the candidate and the baseline are GPU programs (with their launch
+  // A GPU profile's device: the candidate and the baseline are GPU programs (with their launch
   // contracts), run by ekb-gpu-worker; calls are timed on the device, and the cache flush is the
   // device's. memory_budget then bounds the program's scratch buffers in device memory.
-  GpuTarget gpu;
+  std::optional<GpuDevice> gpu;
+  Backend backend = Backend::cpu;  // with gpu: cuda or opencl
   std::string profile;  // the profile's name, for messages
 };
 
 struct Evaluation {
-  // "ok", or the failure: compile, crash, timeout, denied, exited early, cpu limit, protocol,
-  // wrong (outputs), input mutated, out of bounds (a write beside its buffers), over budget (its own
-  // memory beyond the profile's budget), background work (CPU used after its calls returned),
-  // invalid (faster than the roofline bound allows), baseline (the baseline itself failed: not the
-  // candidate's fault); on GPUs also launch limits, device fault, unavailable
-  std::string status = "ok";
+  Outcome outcome = Outcome::ok;  // outcome.h: ok, or how it failed
   std::string message;
   double compile_ms = 0;
   std::vector<OutputComparison> comparisons;  // the worst per output over the reference sets
-  TimingStats candidate, baseline;            // per call, ms
+  TimingStats candidate, baseline;            // per call, ms (round i of each was timed side by side)
   double speedup = 0;                         // baseline median / candidate median
+  double speedup_lo = 0, speedup_hi = 0;      // its 95% confidence interval (paired bootstrap over the rounds)
+  bool noisy = false;                         // the interval stayed wider than asked after the most rounds allowed
   uint64_t candidate_peak_rss = 0;           // the candidate's worker, compiler included
   uint64_t candidate_memory = 0;             // the kernel's own peak resident memory beyond its arguments (GPU: scratch)
   std::string compiler, device;              // what compiled and ran it (GPU: from the worker)
-  bool correct() const { return status == "ok"; }
+  bool correct() const { return outcome == Outcome::ok; }
+  // Correct, and the speedup's interval lies above p: faster than p beyond the timing's noise.
+  bool significantly_faster(double p) const { return correct() && speedup_lo > p; }
 };
 
 Evaluation evaluate(const Program& p, const std::string& candidate_source, bool cplusplus,

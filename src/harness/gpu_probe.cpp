@@ -5,11 +5,11 @@
 
 namespace ekb {
 
-GpuProbe probe_gpu(const GpuTarget& target) {
+GpuProbe probe_gpu(const DeviceProfile& dev) {
   GpuProbe out;
   worker::WorkerProcess w(worker::default_gpu_worker_path());
-  worker::Reply r =
-      w.request({{"op", "probe"}, {"api", target.api}, {"platform", target.platform}, {"ordinal", target.ordinal}}, 60000);
+  worker::Reply r = w.request(
+      {{"op", "probe"}, {"api", backend_name(dev.backend)}, {"platform", dev.gpu.platform}, {"ordinal", dev.gpu.ordinal}}, 60000);
   if (!r.ok()) {
     out.why = r.message;
     return out;

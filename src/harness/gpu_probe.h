@@ -16,6 +16,7 @@ struct GpuProbe {
   std::string compiler;
 };
 
-GpuProbe probe_gpu(const GpuTarget& target);
+// `dev` is a GPU profile.
+GpuProbe probe_gpu(const DeviceProfile& dev);
 
 }  // namespace ekb

@@ -25,7 +25,7 @@ Metrics compute_metrics(const std::vector<SampleOutcome>& samples, int k) {
   Metrics m;
   struct Counts {
     int n = 0, compiled = 0, correct = 0;
-    std::map<std::string, int> fast;
+    std::map<std::string, int> fast, significant;
   };
   std::map<std::string, Counts> per_task;
   double log_sum = 0;
@@ -33,27 +33,35 @@ Metrics compute_metrics(const std::vector<SampleOutcome>& samples, int k) {
   for (const auto& s : samples) {
     Counts& c = per_task[s.task];
     ++c.n;
-    c.compiled += s.compiled;
-    c.correct += s.correct;
-    if (s.correct && s.speedup > 0) {
+    c.compiled += s.compiled();
+    c.correct += s.correct();
+    if (s.correct() && s.speedup > 0) {
       log_sum += std::log(s.speedup);
       ++n_correct;
     }
-    for (const auto& [key, p] : fast_thresholds()) c.fast[key] += s.correct && s.speedup > p;
-    if (s.status != "ok") ++m.failures[s.status];
+    m.noisy += s.correct() && s.noisy;
+    for (const auto& [key, p] : fast_thresholds()) {
+      c.fast[key] += s.correct() && s.speedup > p;
+      c.significant[key] += s.correct() && s.speedup_lo > p;
+    }
+    if (!s.correct()) ++m.failures[outcome_name(s.outcome)];
   }
   m.tasks = static_cast<int>(per_task.size());
   m.samples = static_cast<int>(samples.size());
-  for (const auto& [key, p] : fast_thresholds()) m.fast[key] = 0;
+  for (const auto& [key, p] : fast_thresholds()) m.fast[key] = m.fast_significant[key] = 0;
   if (m.tasks == 0) return m;
   for (const auto& [task, c] : per_task) {
     m.compile_at_k += pass_at_k(c.n, c.compiled, k);
     m.correct_at_k += pass_at_k(c.n, c.correct, k);
-    for (const auto& [key, p] : fast_thresholds()) m.fast[key] += static_cast<double>(c.fast.at(key)) / c.n;
+    for (const auto& [key, p] : fast_thresholds()) {
+      m.fast[key] += static_cast<double>(c.fast.at(key)) / c.n;
+      m.fast_significant[key] += static_cast<double>(c.significant.at(key)) / c.n;
+    }
   }
   m.compile_at_k /= m.tasks;
   m.correct_at_k /= m.tasks;
   for (auto& [key, v] : m.fast) v /= m.tasks;
+  for (auto& [key, v] : m.fast_significant) v /= m.tasks;
   m.geomean_speedup = n_correct ? std::exp(log_sum / n_correct) : 0;
   return m;
 }

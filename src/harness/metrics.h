@@ -1,27 +1,35 @@
 // The numbers ekb reports, computed in one place (docs/metrics.md defines them): Compile@k and
 // Correct@k (the unbiased pass@k estimator over n samples per task), Fast@p for each threshold p
 // (the share of tasks whose samples are correct with speedup strictly above p; failures count 0),
-// the geometric-mean speedup over correct samples, and the failures by kind.
+// its significant variant (correct, and the speedup's 95% interval lies above p), the
+// geometric-mean speedup over correct samples, the noisy attempts, and the failures by kind.
 #pragma once
 #include <map>
 #include <string>
 #include <vector>
 
+#include "harness/outcome.h"
+
 namespace ekb {
 
 struct SampleOutcome {
   std::string task;
-  bool compiled = false, correct = false;
-  double speedup = 0;   // baseline time / candidate time, when correct
-  std::string status;   // "ok" or the failure kind
+  Outcome outcome = Outcome::ok;
+  double speedup = 0;     // baseline time / candidate time, when correct
+  double speedup_lo = 0;  // the lower bound of its 95% interval
+  bool noisy = false;     // the interval stayed wider than asked
+  bool compiled() const { return outcome_info(outcome).compiled; }
+  bool correct() const { return outcome == Outcome::ok; }
 };
 
 struct Metrics {
   int tasks = 0, samples = 0;
   double compile_at_k = 0, correct_at_k = 0;  // for the k asked for
-  std::map<std::string, double> fast;         // "0.0", "0.5", "0.8", "1.0", "1.5", "2.0" -> share of tasks
+  std::map<std::string, double> fast;         // "0.0", "0.5", "0.8", "1.0", "1.5", "2.0" -> share of tasks (strict: speedup > p)
+  std::map<std::string, double> fast_significant;  // the same thresholds: interval's lower bound > p
   double geomean_speedup = 0;                 // over correct samples (0 when none)
-  std::map<std::string, int> failures;        // status -> samples
+  int noisy = 0;                              // correct samples whose interval stayed wide
+  std::map<std::string, int> failures;        // outcome name -> samples
 };
 
 // The thresholds of Fast@p, as printed keys ("1.0").

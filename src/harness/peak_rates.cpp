@@ -8,8 +8,9 @@
 #include "codegen/c_printer.h"
 #include "codegen/dialect.h"
 #include "harness/evaluate.h"
+#include "harness/machine_load.h"
 #include "ir/check.h"
-#include "schedule/choice.h"
+#include "lower/schedule_choice.h"
 #include "suite/figures.h"
 #include "util/source.h"
 
@@ -45,10 +46,28 @@ schedule cpu
   Y: split i 65536 -> io ii; vectorize ii 16; unroll ii_o 4; parallel io
 )";
 
+// Other work on the machine beyond this (in CPUs) makes a measurement of peaks worthless.
+constexpr double kMaxBusyCpus = 0.3;
+
+// Throws when other processes keep the machine busy: sampled a few times, a short burst passes.
+void require_quiet_machine(const DeviceProfile& dev, const char* when) {
+  double busy = 0;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    busy = busy_cpus(0.4);
+    if (busy < 0 || busy <= kMaxBusyCpus) return;
+  }
+  throw std::runtime_error(fmt::format(
+      "cannot measure the peak rates of device `{}` {}: other processes keep {:.1f} of this machine's CPUs busy, and peaks "
+      "measured on a busy machine would be too low (honest kernels would then look impossible and be marked invalid); stop "
+      "the other work and run again (or `ekb devices --measure`)",
+      dev.name, when, busy));
+}
+
 // The median time (ms) of `text`'s own schedule, and its figures.
 double time_kernel(const char* text, const DeviceProfile& dev, Figures* f) {
   auto p = load_program(std::make_shared<SourceFile>("peak.ekb", text));
-  std::string c = codegen::print_c(lower_with(*p, "cpu", choose_schedule(*p, "cpu", "")), codegen::c_dialect());
+  Target target = dev.target();
+  std::string c = codegen::print_c(lower_with(*p, target, choose_schedule(*p, target, "")), codegen::c_dialect());
   EvalOptions o;
   o.threads = dev.threads;
   o.memory_budget = dev.memory_budget;
@@ -59,7 +78,7 @@ double time_kernel(const char* text, const DeviceProfile& dev, Figures* f) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     Evaluation e = evaluate(*p, c, false, c, o);
     if (!e.correct())
-      throw std::runtime_error(fmt::format("measuring peak rates: `{}` failed: {} {}", p->name, e.status, e.message));
+      throw std::runtime_error(fmt::format("measuring peak rates: `{}` failed: {} {}", p->name, outcome_name(e.outcome), e.message));
     double ms = std::min(e.candidate.median, e.baseline.median);
     best = attempt == 0 ? ms : std::min(best, ms);
   }
@@ -79,10 +98,12 @@ PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev, bool remeasu
   if (auto p = store.peaks(machine, dev.name); p && !remeasure) return {std::get<0>(*p), std::get<1>(*p), std::get<2>(*p)};
   Figures f;
   PeakRates r;
+  require_quiet_machine(dev, "(before measuring)");
   double ms = time_kernel(kSgemm, dev, &f);
   r.gflops = f.flops / (ms * 1e6);
   ms = time_kernel(kStream, dev, &f);
   r.gbps = static_cast<double>(f.bytes) / (ms * 1e6);
+  require_quiet_machine(dev, "(the machine became busy while measuring)");
   store.set_peaks(machine, dev.name, r.gflops, r.gbps);
   r.measured = "now";
   return r;

@@ -12,8 +12,9 @@ namespace ekb {
 
 namespace {
 
-// 1: the first; 2: attempts.memory_bytes (the kernel's own memory)
-constexpr int kSchemaVersion = 2;
+// 1: the first; 2: attempts.memory_bytes (the kernel's own memory); 3: attempts.speedup_lo,
+// speedup_hi, noisy (the speedup's interval) and the agent's trajectory (agent_steps)
+constexpr int kSchemaVersion = 3;
 
 std::string now_utc() {
   std::time_t t = std::time(nullptr);
@@ -55,6 +56,7 @@ class Stmt {
   }
   double real(int i) const { return sqlite3_column_double(s_, i); }
   int64_t integer(int i) const { return sqlite3_column_int64(s_, i); }
+  bool is_null(int i) const { return sqlite3_column_type(s_, i) == SQLITE_NULL; }
 
  private:
   sqlite3* db_;
@@ -124,6 +126,20 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
       exec("ALTER TABLE attempts ADD COLUMN memory_bytes INTEGER");
       exec("PRAGMA user_version=2");
       exec("COMMIT");
+      version = 2;
+    }
+    if (version == 2) {  // upgrade in place: attempts stored before have no interval (read back as their speedup)
+      exec("BEGIN");
+      exec("ALTER TABLE attempts ADD COLUMN speedup_lo REAL");
+      exec("ALTER TABLE attempts ADD COLUMN speedup_hi REAL");
+      exec("ALTER TABLE attempts ADD COLUMN noisy INTEGER NOT NULL DEFAULT 0");
+      exec("CREATE TABLE agent_steps (run INTEGER NOT NULL REFERENCES runs(id), task TEXT NOT NULL, step INTEGER NOT NULL, "
+           "layer TEXT NOT NULL, action TEXT NOT NULL, program TEXT NOT NULL, program_hash TEXT NOT NULL, "
+           "predicted_ms REAL, accepted INTEGER NOT NULL, status TEXT NOT NULL, message TEXT NOT NULL, compile_ms REAL, "
+           "candidate_ms TEXT NOT NULL, baseline_ms TEXT NOT NULL, speedup REAL, speedup_lo REAL, speedup_hi REAL, "
+           "noisy INTEGER NOT NULL, created TEXT NOT NULL, PRIMARY KEY (run, task, step))");
+      exec("PRAGMA user_version=3");
+      exec("COMMIT");
     }
     exec("CREATE TABLE IF NOT EXISTS peaks (machine TEXT NOT NULL, device TEXT NOT NULL, gflops REAL NOT NULL, "
          "gbps REAL NOT NULL, measured TEXT NOT NULL, PRIMARY KEY (machine, device))");
@@ -179,13 +195,14 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
                    {"pass", c.pass}});
   Stmt s(db_,
          "INSERT OR IGNORE INTO attempts (run, task, sample, candidate, candidate_hash, status, message, compile_ms, "
-         "candidate_ms, baseline_ms, speedup, peak_rss, comparisons, created, memory_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-         "?)");
+         "candidate_ms, baseline_ms, speedup, peak_rss, comparisons, created, memory_bytes, speedup_lo, speedup_hi, noisy) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, run).bind(2, a.task).bind(3, a.sample).bind(4, a.candidate_path).bind(5, a.candidate_hash);
-  s.bind(6, a.eval.status).bind(7, a.eval.message).bind(8, a.eval.compile_ms);
+  s.bind(6, std::string(outcome_name(a.eval.outcome))).bind(7, a.eval.message).bind(8, a.eval.compile_ms);
   s.bind(9, timing_json(a.eval.candidate).dump()).bind(10, timing_json(a.eval.baseline).dump()).bind(11, a.eval.speedup);
   s.bind(12, static_cast<int64_t>(a.eval.candidate_peak_rss)).bind(13, cmp.dump()).bind(14, now_utc());
   s.bind(15, static_cast<int64_t>(a.eval.candidate_memory));
+  s.bind(16, a.eval.speedup_lo).bind(17, a.eval.speedup_hi).bind(18, a.eval.noisy ? 1 : 0);
   s.step();  // a single statement is its own transaction
 }
 
@@ -231,7 +248,7 @@ std::vector<RunInfo> ResultsStore::runs() {
 std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
   Stmt s(db_,
          "SELECT task, sample, candidate, candidate_hash, status, message, compile_ms, candidate_ms, baseline_ms, speedup, "
-         "peak_rss, comparisons, memory_bytes FROM attempts WHERE run = ? ORDER BY task, sample");
+         "peak_rss, comparisons, memory_bytes, speedup_lo, speedup_hi, noisy FROM attempts WHERE run = ? ORDER BY task, sample");
   s.bind(1, run);
   std::vector<AttemptRecord> out;
   while (s.step()) {
@@ -240,7 +257,7 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
     a.sample = static_cast<int>(s.integer(1));
     a.candidate_path = s.text(2);
     a.candidate_hash = s.text(3);
-    a.eval.status = s.text(4);
+    a.eval.outcome = outcome_named(s.text(4), Outcome::internal);
     a.eval.message = s.text(5);
     a.eval.compile_ms = s.real(6);
     a.eval.candidate = timing_from(s.text(7));
@@ -248,6 +265,10 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
     a.eval.speedup = s.real(9);
     a.eval.candidate_peak_rss = static_cast<uint64_t>(s.integer(10));
     a.eval.candidate_memory = static_cast<uint64_t>(s.integer(12));
+    // (An attempt stored before intervals were measured: its interval is its speedup.)
+    a.eval.speedup_lo = s.is_null(13) ? a.eval.speedup : s.real(13);
+    a.eval.speedup_hi = s.is_null(14) ? a.eval.speedup : s.real(14);
+    a.eval.noisy = s.integer(15) != 0;
     auto cmp = nlohmann::json::parse(s.text(11), nullptr, false);
     if (cmp.is_array())
       for (const auto& c : cmp) {
@@ -261,6 +282,63 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
       }
     out.push_back(std::move(a));
   }
+  return out;
+}
+
+void ResultsStore::put_step(int64_t run, const StepRecord& st) {
+  Stmt s(db_,
+         "INSERT OR REPLACE INTO agent_steps (run, task, step, layer, action, program, program_hash, predicted_ms, accepted, status, "
+         "message, compile_ms, candidate_ms, baseline_ms, speedup, speedup_lo, speedup_hi, noisy, created) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  const Evaluation& e = st.eval;
+  s.bind(1, run).bind(2, st.task).bind(3, st.step).bind(4, st.layer).bind(5, st.action).bind(6, st.program);
+  s.bind(7, st.program_hash).bind(8, st.predicted_ms).bind(9, st.accepted ? 1 : 0).bind(10, std::string(outcome_name(e.outcome)));
+  s.bind(11, e.message).bind(12, e.compile_ms).bind(13, timing_json(e.candidate).dump()).bind(14, timing_json(e.baseline).dump());
+  s.bind(15, e.speedup).bind(16, e.speedup_lo).bind(17, e.speedup_hi).bind(18, e.noisy ? 1 : 0).bind(19, now_utc());
+  s.step();
+}
+
+std::vector<StepRecord> ResultsStore::steps(int64_t run, const std::string& task) {
+  Stmt s(db_,
+         "SELECT step, layer, action, program, program_hash, predicted_ms, accepted, status, message, compile_ms, candidate_ms, "
+         "baseline_ms, speedup, speedup_lo, speedup_hi, noisy FROM agent_steps WHERE run = ? AND task = ? ORDER BY step");
+  s.bind(1, run).bind(2, task);
+  std::vector<StepRecord> out;
+  while (s.step()) {
+    StepRecord r;
+    r.task = task;
+    r.step = static_cast<int>(s.integer(0));
+    r.layer = s.text(1);
+    r.action = s.text(2);
+    r.program = s.text(3);
+    r.program_hash = s.text(4);
+    r.predicted_ms = s.real(5);
+    r.accepted = s.integer(6) != 0;
+    r.eval.outcome = outcome_named(s.text(7), Outcome::internal);
+    r.eval.message = s.text(8);
+    r.eval.compile_ms = s.real(9);
+    r.eval.candidate = timing_from(s.text(10));
+    r.eval.baseline = timing_from(s.text(11));
+    r.eval.speedup = s.real(12);
+    r.eval.speedup_lo = s.real(13);
+    r.eval.speedup_hi = s.real(14);
+    r.eval.noisy = s.integer(15) != 0;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+void ResultsStore::forget_steps(int64_t run, const std::string& task, int from) {
+  Stmt s(db_, "DELETE FROM agent_steps WHERE run = ? AND task = ? AND step >= ?");
+  s.bind(1, run).bind(2, task).bind(3, from);
+  s.step();
+}
+
+std::vector<std::string> ResultsStore::step_tasks(int64_t run) {
+  Stmt s(db_, "SELECT DISTINCT task FROM agent_steps WHERE run = ? ORDER BY task");
+  s.bind(1, run);
+  std::vector<std::string> out;
+  while (s.step()) out.push_back(s.text(0));
   return out;
 }
 

@@ -24,6 +24,16 @@ struct AttemptRecord {
   Evaluation eval;
 };
 
+// One step of an agent's search (agent/search.h), as stored: the program it measured and how.
+struct StepRecord {
+  std::string task;
+  int step = 0;
+  std::string layer, action, program, program_hash;
+  double predicted_ms = 0;
+  bool accepted = false;
+  Evaluation eval;
+};
+
 struct RunInfo {
   int64_t id = 0;
   std::string created, key, backend, device;
@@ -53,6 +63,13 @@ class ResultsStore {
   std::vector<RunInfo> runs();
   std::optional<RunInfo> run(int64_t id);
   std::vector<AttemptRecord> attempts(int64_t run);
+
+  // An agent's trajectory: each step in its own transaction (a step of the same index replaces the
+  // one before), read back in order.
+  void put_step(int64_t run, const StepRecord& s);
+  std::vector<StepRecord> steps(int64_t run, const std::string& task);
+  void forget_steps(int64_t run, const std::string& task, int from);
+  std::vector<std::string> step_tasks(int64_t run);
 
  private:
   sqlite3* db_ = nullptr;

@@ -15,7 +15,7 @@ SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplus
   SingleRun out;
   SharedBuffers buf(p, 1);
   auto failed = [&](const worker::Reply& r) {
-    out.status = r.failure == worker::Failure::compile ? "compile" : worker::failure_name(r.failure);
+    out.outcome = r.outcome;
     out.message = r.message;
     out.compile_log = r.body.is_object() ? r.body.value("log", "") : "";
     return out;
@@ -23,7 +23,8 @@ SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplus
   StartedWorker s = start_worker(p, buf,
                                  WorkerStart{c_source, cplusplus, threads, worker::worker_cpus(threads),
                                              gpu ? gpu->memory_budget : uint64_t(4) << 30, 600.0, 1u << 20,
-                                             gpu ? &gpu->gpu : nullptr, gpu ? gpu->name : ""});
+                                             gpu ? &gpu->gpu : nullptr, gpu ? gpu->backend : Backend::cpu,
+                                             gpu ? gpu->name : ""});
   if (!s.ok()) return failed(s.failure);
   worker::WorkerProcess& w = *s.worker;
   out.compile_ms = s.compiled.value("compile_ms", 0.0);
@@ -37,13 +38,13 @@ SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplus
   worker::Reply r = w.request(run, 120000);
   if (!r.ok()) return failed(r);
   if (!buf.guards_intact()) {
-    out.status = "out of bounds";
+    out.outcome = Outcome::out_of_bounds;
     out.message = "the kernel wrote outside its buffers (a guard zone beside them changed)";
     return out;
   }
   out.outputs = buf.read_outputs(0);
   if (!buf.inputs_equal(0, host)) {
-    out.status = "input mutated";
+    out.outcome = Outcome::input_mutated;
     out.message = "the kernel changed its inputs";
     return out;
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/device_profiles.h"
+#include "harness/outcome.h"
 #include "interp/tensor_data.h"
 #include "ir/program.h"
 #include "runtime/cpu_runner.h"
@@ -13,15 +14,15 @@
 namespace ekb {
 
 struct SingleRun {
-  std::string status = "ok";  // or the worker's failure kind (compile, crash, timeout, denied, ...)
+  Outcome outcome = Outcome::ok;  // or how it failed (compile, crash, timeout, denied, out of bounds, input mutated...)
   std::string message, compile_log, compiler, device;
   double compile_ms = 0;
   std::vector<TensorData> outputs;
   TimingStats timing;  // empty when not timed or when the call failed
 };
 
-// With `gpu` (a GPU profile's target), `c_source` is a GPU program run by ekb-gpu-worker, and the
-// times are the device's.
+// With `gpu` (a GPU profile), `c_source` is a GPU program run by ekb-gpu-worker, and the times are
+// the device's.
 SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplusplus, const std::vector<TensorData>& inputs,
                        int threads, bool time_it, double min_seconds = 0.2, int min_reps = 5, const DeviceProfile* gpu = nullptr);
 

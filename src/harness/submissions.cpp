@@ -17,26 +17,40 @@ namespace ekb {
 
 namespace fs = std::filesystem;
 
-std::string submission_kind(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  if (ext == ".ekb") return "ekb";
-  if (ext == ".c") return "c";
-  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx") return "cpp";
-  if (ext == ".cu") return "cu";
-  if (ext == ".cl") return "cl";
-  return "";
+const char* source_kind_name(SourceKind k) {
+  switch (k) {
+    case SourceKind::ekb: return "ekb";
+    case SourceKind::c: return "c";
+    case SourceKind::cpp: return "cpp";
+    case SourceKind::cu: return "cu";
+    case SourceKind::cl: return "cl";
+  }
+  return "?";
 }
 
-bool backend_takes(const std::string& backend, const std::string& kind) {
-  if (kind == "ekb") return true;
-  if (backend == "cpu") return kind == "c" || kind == "cpp";
-  if (backend == "cuda") return kind == "cu";
-  if (backend == "opencl") return kind == "cl";
+std::optional<SourceKind> submission_kind(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  if (ext == ".ekb") return SourceKind::ekb;
+  if (ext == ".c") return SourceKind::c;
+  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx") return SourceKind::cpp;
+  if (ext == ".cu") return SourceKind::cu;
+  if (ext == ".cl") return SourceKind::cl;
+  return std::nullopt;
+}
+
+bool backend_takes(Backend backend, SourceKind kind) {
+  switch (kind) {
+    case SourceKind::ekb: return true;
+    case SourceKind::c:
+    case SourceKind::cpp: return backend == Backend::cpu;
+    case SourceKind::cu: return backend == Backend::cuda;
+    case SourceKind::cl: return backend == Backend::opencl;
+  }
   return false;
 }
 
-std::string raw_kinds_taken(const std::string& backend) {
-  return backend == "cpu" ? ".c or .cpp" : backend == "cuda" ? ".cu" : ".cl";
+std::string raw_kinds_taken(Backend backend) {
+  return backend == Backend::cpu ? ".c or .cpp" : backend == Backend::cuda ? ".cu" : ".cl";
 }
 
 SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const std::string& tasks_glob) {
@@ -56,8 +70,8 @@ SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const
       out.problems.push_back(fmt::format("{}: not a regular file", path.string()));
       continue;
     }
-    std::string kind = submission_kind(path);
-    if (kind.empty()) {
+    std::optional<SourceKind> kind = submission_kind(path);
+    if (!kind) {
       out.problems.push_back(fmt::format("{}: not a submission (expected TASK.ekb, TASK.c, TASK.cpp, TASK.cu or TASK.cl, optionally TASK.sN.EXT)",
                                          path.string()));
       continue;
@@ -88,7 +102,7 @@ SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const
       out.problems.push_back(fmt::format("{}: sample {} of `{}` is also given by {}", path.string(), sample, stem, it->second));
       continue;
     }
-    out.items.push_back({stem, path.string(), kind, sample, std::move(text)});
+    out.items.push_back({stem, path.string(), *kind, sample, std::move(text)});
   }
   std::sort(out.items.begin(), out.items.end(),
             [](const Submission& a, const Submission& b) { return std::tie(a.task, a.sample) < std::tie(b.task, b.sample); });

@@ -4,15 +4,22 @@
 // task, cannot be read, or are not submissions are reported as problems, never skipped in silence.
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "suite/suite.h"
+#include "target/backend.h"
 
 namespace ekb {
 
+// What a submission file holds: a program in ekb's IR, or raw source for one backend.
+enum class SourceKind { ekb, c, cpp, cu, cl };
+const char* source_kind_name(SourceKind k);  // its extension without the dot: "ekb", "c", "cpp", "cu", "cl"
+
 struct Submission {
-  std::string task, path, kind;  // kind: "ekb", "c", "cpp", "cu" or "cl"
+  std::string task, path;
+  SourceKind kind = SourceKind::ekb;
   int sample = 0;
   std::string text;
 };
@@ -22,13 +29,12 @@ struct SubmissionSet {
   std::vector<std::string> problems;  // "FILE: what is wrong"
 };
 
-// The kind of a submission file, from its extension: "ekb", "c", "cpp" (.cpp, .cc, .cxx), "cu", "cl",
-// or "" when it is none of them.
-std::string submission_kind(const std::filesystem::path& path);
+// The kind of a submission file, from its extension (.ekb, .c, .cpp/.cc/.cxx, .cu, .cl), or nothing.
+std::optional<SourceKind> submission_kind(const std::filesystem::path& path);
 // Whether `backend` runs a submission of `kind`: .ekb everywhere; raw .c/.cpp on cpu, .cu on cuda, .cl
 // on opencl. raw_kinds_taken names the raw ones, for messages (".c or .cpp", ".cu", ".cl").
-bool backend_takes(const std::string& backend, const std::string& kind);
-std::string raw_kinds_taken(const std::string& backend);
+bool backend_takes(Backend backend, SourceKind kind);
+std::string raw_kinds_taken(Backend backend);
 
 // `tasks_glob` (fnmatch, "" for all) filters by task name.
 SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const std::string& tasks_glob);

@@ -23,24 +23,6 @@
 
 namespace ekb::worker {
 
-const char* failure_name(Failure f) {
-  switch (f) {
-    case Failure::none: return "ok";
-    case Failure::compile: return "compile error";
-    case Failure::crash: return "crash";
-    case Failure::timeout: return "timeout";
-    case Failure::denied: return "denied";
-    case Failure::exited: return "exited early";
-    case Failure::cpu_limit: return "cpu limit";
-    case Failure::over_budget: return "over budget";
-    case Failure::protocol: return "protocol";
-    case Failure::limits: return "launch limits";
-    case Failure::device_fault: return "device fault";
-    case Failure::unavailable: return "unavailable";
-  }
-  return "?";
-}
-
 std::vector<int> worker_cpus(int threads) {
   cpu_set_t mine;
   CPU_ZERO(&mine);
@@ -172,13 +154,13 @@ double WorkerProcess::cpu_seconds() const {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-Reply WorkerProcess::bury(Failure default_kind, const std::string& why) {
+Reply WorkerProcess::bury(Outcome default_kind, const std::string& why) {
   Reply r;
-  r.failure = default_kind;
+  r.outcome = default_kind;
   r.message = why;
   if (pid_ <= 0) return r;
   int status = 0;
-  if (default_kind == Failure::timeout) {
+  if (default_kind == Outcome::timeout) {
     kill(-pid_, SIGKILL);  // its process group: anything it started goes too
     kill(pid_, SIGKILL);
   } else {
@@ -189,52 +171,48 @@ Reply WorkerProcess::bury(Failure default_kind, const std::string& why) {
   waitpid(pid_, &status, 0);
   std::string err = drain_stderr();
   pid_ = -1;
-  if (default_kind != Failure::timeout) {
+  if (default_kind != Outcome::timeout) {
     if (WIFSIGNALED(status)) {
       int sig = WTERMSIG(status);
-      r.failure = sig == SIGXCPU ? Failure::cpu_limit : sig == SIGSYS ? Failure::denied : Failure::crash;
+      r.outcome = sig == SIGXCPU ? Outcome::cpu_limit : sig == SIGSYS ? Outcome::denied : Outcome::crash;
       r.message = std::string("killed by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")";
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == kOverBudgetExitStatus) {
-      r.failure = Failure::over_budget;
+      r.outcome = Outcome::over_budget;
       r.message = "it asked for one allocation larger than its whole memory budget";
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == kDeniedExitStatus) {
-      r.failure = Failure::denied;
+      r.outcome = Outcome::denied;
       size_t at = err.find("denied system call #");
       int nr = at == std::string::npos ? -1 : std::atoi(err.c_str() + at + 20);
       char* name = nr >= 0 ? seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr) : nullptr;
       r.message = "the sandbox denied the system call " + (name ? std::string(name) : "#" + std::to_string(nr));
       std::free(name);
     } else if (WIFEXITED(status)) {
-      r.failure = Failure::exited;
+      r.outcome = Outcome::exited;
       r.message = "the worker exited with status " + std::to_string(WEXITSTATUS(status)) + " before answering";
     }
   }
-  if (!err.empty() && r.failure != Failure::denied && r.failure != Failure::over_budget) r.message += "; stderr: " + err.substr(0, 400);
+  if (!err.empty() && r.outcome != Outcome::denied && r.outcome != Outcome::over_budget) r.message += "; stderr: " + err.substr(0, 400);
   return r;
 }
 
 Reply WorkerProcess::request(const nlohmann::json& req, int timeout_ms, int fd) {
-  if (pid_ <= 0) return Reply{Failure::protocol, "the worker is not running", {}, 0};
+  if (pid_ <= 0) return Reply{Outcome::protocol, "the worker is not running", {}, 0};
   auto t0 = std::chrono::steady_clock::now();
-  if (!send_message(sock_, req, fd)) return bury(Failure::crash, "the worker is gone");
+  if (!send_message(sock_, req, fd)) return bury(Outcome::crash, "the worker is gone");
   Message m;
   RecvStatus s = recv_message(sock_, m, timeout_ms);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   Reply r;
-  if (s == RecvStatus::timeout) r = bury(Failure::timeout, "no answer within " + std::to_string(timeout_ms) + " ms");
-  else if (s == RecvStatus::closed) r = bury(Failure::crash, "the worker closed its socket");
-  else if (s == RecvStatus::corrupt) r = bury(Failure::protocol, "the worker sent a malformed message");
+  if (s == RecvStatus::timeout) r = bury(Outcome::timeout, "no answer within " + std::to_string(timeout_ms) + " ms");
+  else if (s == RecvStatus::closed) r = bury(Outcome::crash, "the worker closed its socket");
+  else if (s == RecvStatus::corrupt) r = bury(Outcome::protocol, "the worker sent a malformed message");
   else {
     if (m.fd >= 0) close(m.fd);
     r.body = std::move(m.body);
     if (!r.body.value("ok", false)) {
-      std::string kind = r.body.value("kind", "");
-      r.failure = kind == "compile"        ? Failure::compile
-                  : kind == "limits"       ? Failure::limits
-                  : kind == "over budget"  ? Failure::over_budget
-                  : kind == "device fault" ? Failure::device_fault
-                  : kind == "unavailable"  ? Failure::unavailable
-                                           : Failure::protocol;
+      // A refusal names its kind as the outcome table spells it; anything else is a protocol error.
+      r.outcome = outcome_named(r.body.value("kind", ""), Outcome::protocol);
+      if (r.outcome == Outcome::ok) r.outcome = Outcome::protocol;
       r.message = r.body.value("error", "the worker refused the request");
     }
   }

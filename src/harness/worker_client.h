@@ -9,30 +9,22 @@
 #include <string>
 #include <vector>
 
+#include "harness/outcome.h"
+
 namespace ekb::worker {
 
-enum class Failure {
-  none,
-  compile,   // the candidate does not compile (the worker is still alive)
-  crash,     // a signal: segfault, bus error, abort, illegal instruction...
-  timeout,   // no answer before the deadline (killed)
-  denied,    // a system call the sandbox does not allow
-  exited,    // the process ended on its own while it should have answered (exit(0) in a kernel)
-  cpu_limit, // its CPU time limit ran out
-  over_budget, // it asked for one allocation larger than its whole memory budget
-  protocol,  // a malformed or refused request/answer
-  limits,       // GPU: the program exceeds the device profile's limits (threads or shared memory per block)
-  device_fault, // GPU: a launch failed on the device (an illegal address, a kernel that faulted)
-  unavailable,  // GPU: the device profile's device is not on this machine (no driver, no platform)
-};
-const char* failure_name(Failure f);
+// How a request ended: Outcome::ok, or the failure (outcome.h): compile (the candidate does not
+// compile; the worker is still alive), crash (a signal), timeout (killed), denied (a system call the
+// sandbox forbids), exited (it ended on its own), cpu_limit (SIGXCPU), over_budget (one allocation
+// larger than the whole memory budget), protocol (a malformed or refused request or answer), and on
+// GPUs launch_limits, device_fault and unavailable.
 
 struct Reply {
-  Failure failure = Failure::none;
+  Outcome outcome = Outcome::ok;
   std::string message;  // what happened, for people
-  nlohmann::json body;  // the worker's answer when failure is none or compile
+  nlohmann::json body;  // the worker's answer when the outcome is ok or compile
   double wall_ms = 0;   // the request's round trip, measured here
-  bool ok() const { return failure == Failure::none; }
+  bool ok() const { return outcome == Outcome::ok; }
 };
 
 class WorkerProcess {
@@ -60,7 +52,7 @@ class WorkerProcess {
  private:
   pid_t pid_ = -1;
   int sock_ = -1, err_ = -1;  // the socket, and the read end of its stderr
-  Reply bury(Failure default_kind, const std::string& why);  // kill, reap, classify
+  Reply bury(Outcome default_kind, const std::string& why);  // kill, reap, classify
   std::string drain_stderr();
 };
 

@@ -9,14 +9,14 @@ StartedWorker start_worker(const Program& p, const SharedBuffers& buf, const Wor
   nlohmann::json compile = {{"op", "compile"}, {"source", how.source}, {"cplusplus", how.cplusplus}};
   nlohmann::json buffers = {{"op", "buffers"}, {"bytes", buf.bytes()}, {"sets", buf.layout()}};
   if (how.gpu) {
-    compile.update({{"api", how.gpu->api},
+    compile.update({{"api", backend_name(how.backend)},
                     {"platform", how.gpu->platform},
                     {"ordinal", how.gpu->ordinal},
                     {"max_threads_per_block", how.gpu->max_threads_per_block},
                     {"shared_memory_per_block", how.gpu->shared_memory_per_block},
                     {"memory_budget", how.memory_budget},
                     {"profile", how.profile.empty() ? std::string("the device profile") : "profile " + how.profile},
-                    {"name", p.name + (how.gpu->api == "cuda" ? ".cu" : ".cl")}});
+                    {"name", p.name + (how.backend == Backend::cuda ? ".cu" : ".cl")}});
     buffers.update({{"sizes", buf.sizes()}, {"guard", SharedBuffers::guard_bytes()}});
   }
   worker::Reply r = s.worker->request(compile, 180000);

@@ -24,13 +24,14 @@ struct WorkerStart {
   uint64_t memory_budget = 0;   // CPU: the sandbox's budget; GPU: the scratch buffers' budget
   double cpu_seconds = 0;
   uint64_t flush_bytes = 0;     // CPU: the cache flush's buffer
-  const GpuTarget* gpu = nullptr;  // a GPU profile's target, or nullptr for the CPU
+  const GpuDevice* gpu = nullptr;  // a GPU profile's device, or nullptr for the CPU
+  Backend backend = Backend::cpu;  // with gpu: its API (cuda or opencl)
   std::string profile;          // the profile's name, for messages
 };
 
 struct StartedWorker {
   std::unique_ptr<worker::WorkerProcess> worker;
-  worker::Reply failure;   // set (failure != none) when a step failed
+  worker::Reply failure;   // the step that failed (its outcome is not ok), if one did
   nlohmann::json compiled = nlohmann::json::object();  // the compile request's answer (compile_ms, compiler; GPU: device, scratch_bytes)
   bool ok() const { return failure.ok(); }
 };

@@ -105,16 +105,6 @@ void emit(std::string& out, const Trivia& tr, const std::string& indent, const s
   out += '\n';
 }
 
-std::string directive_text(const Directive& d) {
-  std::string s = d.name;
-  for (const auto& a : d.args) s += " " + a.text;
-  if (d.has_arrow) {
-    s += " ->";
-    for (const auto& o : d.outs) s += " " + o.text;
-  }
-  return s;
-}
-
 std::string kernel_stmt_text(const KernelStmt& st, const KernelPrintOptions& o) {
   return std::visit(
       [&](const auto& n) -> std::string {
@@ -174,6 +164,16 @@ std::string print_kernel(const Kernel& k, const KernelPrintOptions& o) {
     first = false;
   }
   return out;
+}
+
+std::string directive_text(const Directive& d) {
+  std::string s = d.name;
+  for (const auto& a : d.args) s += " " + a.text;
+  if (d.has_arrow) {
+    s += " ->";
+    for (const auto& o : d.outs) s += " " + o.text;
+  }
+  return s;
 }
 
 std::string print_module(const Module& m) {

@@ -10,6 +10,8 @@ namespace ekb {
 
 std::string print_expr(const Expr& e);
 std::string print_module(const Module& m);
+// One L1/L2 directive as written canonically: `split i 16 -> io ii`.
+std::string directive_text(const Directive& d);
 
 // Options for printing a kernel: used to instantiate a suite workload as a task.
 struct KernelPrintOptions {

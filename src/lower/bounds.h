@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "lower/loop_ir.h"
+#include "loops/loop_ir.h"
 #include "lower/simplify.h"
 
 namespace ekb::lower {

@@ -9,16 +9,17 @@
 
 namespace ekb::lower {
 
-LoweredKernel lower_kernel(const Program& p, const std::string& backend, const Section* schedule, const Section* memory,
+LoweredKernel lower_kernel(const Program& p, const Target& target, const Section* schedule, const Section* memory,
                            SourcePtr sections_source) {
   DiagnosticList diags;
   LoweredKernel k;
   k.name = p.name;
+  k.target = target;
   // 1. The stage graph from L0 (explicit conversions, lazy logic as selects).
   Graph g = build_graph(p);
   // 2. The L1 and L2 directives replayed by the schedule primitives (legality checks; inline,
   //    caches, rfactor and pack rewrite the graph).
-  Schedule s = apply_schedule(p, g, backend, schedule, memory, diags, sections_source);
+  Schedule s = apply_schedule(p, g, target, schedule, memory, diags, sections_source);
   if (diags.has_errors()) throw DiagnosticError(std::move(diags));
   k.inputs = g.inputs;
   k.outputs = g.outputs;
@@ -34,10 +35,12 @@ LoweredKernel lower_kernel(const Program& p, const std::string& backend, const S
   body = unroll_loops(body);
   // 7. Loops of one iteration become lets; a last simplification.
   body = simplify_stmt(remove_trivial_loops(body));
-  // 8. GPU: each block's threads and shared memory within limits, its barriers reached by all.
-  if (backend != "cpu") {
-    if (auto problem = check_gpu_blocks(body)) {
-      diags.error(p.source(), Loc{}, problem->message, problem->fix);
+  // 8. GPU: each block's threads and shared memory within the target's limits, its barriers reached
+  //    by all.
+  if (target.gpu()) {
+    if (auto problem = check_gpu_blocks(body, target)) {
+      SourcePtr where = problem->loc.valid() && sections_source ? sections_source : p.source();
+      diags.error(where, problem->loc, problem->message, problem->fix);
       throw DiagnosticError(std::move(diags));
     }
   }
@@ -45,13 +48,13 @@ LoweredKernel lower_kernel(const Program& p, const std::string& backend, const S
   return k;
 }
 
-LoweredKernel lower_kernel(const Program& p, const std::string& backend) {
+LoweredKernel lower_kernel(const Program& p, const Target& target) {
   DiagnosticList diags;
   auto secs = sections_by_backend(p, diags);
   if (diags.has_errors()) throw DiagnosticError(std::move(diags));
-  auto it = secs.find(backend);
-  if (it == secs.end()) return lower_kernel(p, backend, nullptr, nullptr);
-  return lower_kernel(p, backend, it->second.schedule, it->second.memory);
+  auto it = secs.find(target.backend);
+  if (it == secs.end()) return lower_kernel(p, target, nullptr, nullptr);
+  return lower_kernel(p, target, it->second.schedule, it->second.memory);
 }
 
 }  // namespace ekb::lower

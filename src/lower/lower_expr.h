@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "lower/loop_ir.h"
+#include "loops/loop_ir.h"
 
 namespace ekb::lower {
 

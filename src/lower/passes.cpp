@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "lower/graph.h"
+#include "loops/graph.h"
 #include "lower/simplify.h"
 
 namespace ekb::lower {
@@ -145,6 +145,7 @@ namespace {
 // One kernel (root loop nest) of a GPU program: its block's size and the walk for divergence.
 class GpuBlockChecker {
  public:
+  explicit GpuBlockChecker(const Target& t) : target_(t) {}
   std::optional<GpuBlockProblem> problem;
 
   void nest(const StmtP& s) {
@@ -153,16 +154,19 @@ class GpuBlockChecker {
     sizes(s);
     int64_t n = threads_[0] * threads_[1] * threads_[2];
     shared_bytes_ += reduce_bytes_ * n;
-    if (n > kGpuMaxThreadsPerBlock) {
-      fail(fmt::format("a GPU block would have {} x {} x {} = {} threads, more than the {} a block may have", threads_[0],
-                       threads_[1], threads_[2], n, kGpuMaxThreadsPerBlock),
-           "bind smaller loops to thread.x/y/z (split them by smaller factors; the rest stays serial or goes to blocks)");
+    if (n > target_.max_threads_per_block) {
+      fail(fmt::format("a GPU block would have {} x {} x {} = {} threads, more than the {} a block may have{}", threads_[0],
+                       threads_[1], threads_[2], n, target_.max_threads_per_block, on_profile()),
+           fmt::format("bind smaller loops to thread.x/y/z (split them by smaller factors, so that their extents multiply to at "
+                       "most {}; the rest stays serial or goes to blocks)", target_.max_threads_per_block),
+           widest_thread_loop_);
       return;
     }
-    if (shared_bytes_ > kGpuMaxSharedBytes) {
-      fail(fmt::format("a GPU block would use {} bytes of static shared memory, more than {} KiB", shared_bytes_,
-                       kGpuMaxSharedBytes / 1024),
-           "cache smaller tiles in shared memory (split the loop the caches are computed at by a smaller factor)");
+    if (shared_bytes_ > target_.shared_memory_per_block) {
+      fail(fmt::format("a GPU block would use {} bytes of static shared memory, more than the {} bytes a block may have{}",
+                       shared_bytes_, target_.shared_memory_per_block, on_profile()),
+           "cache smaller tiles in shared memory (split the loop the caches are computed at by a smaller factor)",
+           widest_thread_loop_);
       return;
     }
     std::set<std::string> dependent;
@@ -170,20 +174,26 @@ class GpuBlockChecker {
   }
 
  private:
+  const Target& target_;
+  Loc widest_thread_loop_;  // the bind directive of the widest loop bound to threads
+  int64_t widest_ = 0;
   int64_t threads_[3] = {1, 1, 1};
   int64_t shared_bytes_ = 0;
   int64_t reduce_bytes_ = 0;  // per thread, for the cross-thread reductions' trees
   std::map<std::string, DType> types_;
 
-  void fail(std::string m, std::string f) {
-    if (!problem) problem = GpuBlockProblem{std::move(m), std::move(f)};
+  void fail(std::string m, std::string f, Loc loc = {}) {
+    if (!problem) problem = GpuBlockProblem{std::move(m), std::move(f), loc};
   }
+  std::string on_profile() const { return target_.profile.empty() ? "" : " on device profile `" + target_.profile + "`"; }
 
   void sizes(const StmtP& s) {
     if (!s) return;
     int64_t n;
-    if (s->kind == SK::for_ && s->loop == LoopKind::gpu_thread && is_const(s->extent, &n))
+    if (s->kind == SK::for_ && s->loop == LoopKind::gpu_thread && is_const(s->extent, &n)) {
       threads_[s->gpu_axis] = std::max(threads_[s->gpu_axis], n);
+      if (n > widest_ && s->loc.line > 0) widest_ = n, widest_thread_loop_ = s->loc;
+    }
     if (s->kind == SK::allocate) {
       types_[s->alloc.name] = s->alloc.type;
       if (s->alloc.scope == MemScope::shared) {
@@ -269,9 +279,9 @@ std::vector<StmtP> gpu_kernel_nests(const StmtP& body, std::vector<StmtP>* scrat
   return nests;
 }
 
-std::optional<GpuBlockProblem> check_gpu_blocks(const StmtP& body) {
+std::optional<GpuBlockProblem> check_gpu_blocks(const StmtP& body, const Target& target) {
   for (const auto& n : gpu_kernel_nests(body)) {
-    GpuBlockChecker c;
+    GpuBlockChecker c(target);
     c.nest(n);
     if (c.problem) return c.problem;
   }

@@ -4,7 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "lower/loop_ir.h"
+#include "loops/loop_ir.h"
+#include "target/target.h"
 
 namespace ekb::lower {
 
@@ -19,14 +20,16 @@ lir::StmtP unroll_loops(const lir::StmtP& s);
 lir::StmtP remove_trivial_loops(const lir::StmtP& s);
 
 // GPU backends: what one block of each kernel (root loop nest) may do. Its threads (the product of
-// the largest extent bound to each thread axis) are at most 1024, its static shared memory at most
-// 48 KiB, and every barrier and cross-thread reduction is reached by every thread of the block (not
+// the largest extent bound to each thread axis) are at most the target's limit (1024 unless the
+// device profile allows fewer), its static shared memory at most the target's (48 KiB unless the
+// profile allows less), and every barrier and cross-thread reduction is reached by every thread of the block (not
 // inside a branch, a loop bound to fewer threads than the block has, or a loop whose trip count
 // depends on the thread). Returns what is wrong and how to fix it, or nothing.
 struct GpuBlockProblem {
   std::string message, fix;
+  Loc loc;  // the directive to fix (the widest loop bound to threads), when known
 };
-std::optional<GpuBlockProblem> check_gpu_blocks(const lir::StmtP& body);
+std::optional<GpuBlockProblem> check_gpu_blocks(const lir::StmtP& body, const Target& target);
 
 // A GPU program's kernels: the root loop nests of a lowered body, in order. The global allocations at
 // the root, around them, are the program's scratch buffers (the host allocates them); `scratch`,

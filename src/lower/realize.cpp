@@ -253,7 +253,7 @@ class Realizer {
       if (level == ss.dims.size()) return init_body;
       const LoopDim& d = ss.dims[level];
       if (d.reduction) return gen_init(level + 1);
-      return open_loop(Q(d.name), loop_ext[d.name], d.kind, d.gpu_axis, [&] { return gen_init(level + 1); });
+      return open_loop(Q(d.name), loop_ext[d.name], d.kind, d.gpu_axis, d.loc, [&] { return gen_init(level + 1); });
     };
     // A reduction loop bound to GPU threads: a cross-thread reduction (see thread_reduction).
     int cross = cross_thread_level(st, ss);
@@ -269,7 +269,7 @@ class Realizer {
     std::function<StmtP(size_t)> gen = [&](size_t level) -> StmtP {
       if (level == ss.dims.size()) return innermost;
       const LoopDim& d = ss.dims[level];
-      StmtP loop = open_loop(Q(d.name), loop_ext[d.name], d.kind, d.gpu_axis, [&] {
+      StmtP loop = open_loop(Q(d.name), loop_ext[d.name], d.kind, d.gpu_axis, d.loc, [&] {
         StmtP body = gen(level + 1);
         if (static_cast<int>(level) == cross) {
           // Each thread's partial over the inner reduction loops, combined across the threads; every
@@ -333,14 +333,14 @@ class Realizer {
   }
 
   template <typename F>
-  StmtP open_loop(const std::string& v, const ExprP& extent, LoopKind kind, int gpu_axis, F&& body) {
+  StmtP open_loop(const std::string& v, const ExprP& extent, LoopKind kind, int gpu_axis, Loc loc, F&& body) {
     auto r = numeric_range(extent, scope_);
     scope_.set(v, Range{0, r ? std::max<int64_t>(r->hi - 1, 0) : INT64_MAX / 4});
     loops_.push_back({v, extent, kind});
     StmtP b = body();
     loops_.pop_back();
     scope_.erase(v);
-    return for_loop(v, int_imm(0), extent, kind, b, gpu_axis);
+    return for_loop(v, int_imm(0), extent, kind, b, gpu_axis, loc);
   }
 
   // GPU: a shared buffer is one per block, so the region it holds is what every thread of the block
@@ -466,9 +466,10 @@ class Realizer {
                                   bytes, kMaxLocalBytes),
               "cache a smaller region (compute it at an inner loop) or use the global scope");
       }
-      if (ss.scope == MemScope::shared && bytes > kGpuMaxSharedBytes) {
+      if (ss.scope == MemScope::shared && bytes > s_.target.shared_memory_per_block) {
         error(st.loc, fmt::format("`{}` is cached in shared memory but needs {} bytes, more than the {} bytes of static shared "
-                                  "memory a GPU block may have", st.name, bytes, kGpuMaxSharedBytes),
+                                  "memory a GPU block may have{}", st.name, bytes, s_.target.shared_memory_per_block,
+                                  s_.target.profile.empty() ? "" : " on device profile `" + s_.target.profile + "`"),
               "cache a smaller tile (compute the cache at an inner loop, or split the loop it is computed at by a smaller factor)");
       }
       b.scope = ss.scope;

@@ -3,8 +3,8 @@
 // allocating every buffer where it is stored.
 #pragma once
 #include "ir/program.h"
-#include "lower/graph.h"
-#include "lower/loop_ir.h"
+#include "loops/graph.h"
+#include "loops/loop_ir.h"
 #include "schedule/schedule.h"
 #include "util/diagnostics.h"
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "lower/loop_ir.h"
+#include "loops/loop_ir.h"
 
 namespace ekb::lower {
 

@@ -119,10 +119,10 @@ bool ScheduleContext::new_stage_name(const DirectiveArg& a) {
 }
 
 bool ScheduleContext::scope_ok(const DirectiveArg& a, lir::MemScope* out) {
-  std::vector<std::string> scopes = sched.backend == "cpu" ? std::vector<std::string>{"global", "local"}
+  std::vector<std::string> scopes = sched.backend() == Backend::cpu ? std::vector<std::string>{"global", "local"}
                                                             : std::vector<std::string>{"global", "shared", "local"};
   if (std::find(scopes.begin(), scopes.end(), a.text) == scopes.end()) {
-    error(a.loc, fmt::format("`{}` is not a memory scope on {}", a.text, sched.backend), "scopes here: " + quoted_list(scopes, "or"));
+    error(a.loc, fmt::format("`{}` is not a memory scope on {}", a.text, backend_name(sched.backend())), "scopes here: " + quoted_list(scopes, "or"));
     return false;
   }
   *out = a.text == "global" ? lir::MemScope::global : a.text == "shared" ? lir::MemScope::shared : lir::MemScope::local;
@@ -169,23 +169,7 @@ lower::LStage& ScheduleContext::lstage(const std::string& name) { return graph.s
 
 int64_t ScheduleContext::nominal_extent(const StageSchedule& s, const std::string& dim) {
   int g = graph.find(s.name);
-  if (g < 0) return 0;
-  const lower::LStage& st = graph.stages[g];
-  std::map<std::string, int64_t> ext;
-  for (size_t i = 0; i < st.vars.size(); ++i) ext[st.vars[i]] = st.extents[i];
-  for (size_t i = 0; i < st.rvars.size(); ++i) ext[st.rvars[i]] = st.rextents[i];
-  for (const auto& r : s.rels) {
-    if (auto* sp = std::get_if<SplitRel>(&r)) {
-      int64_t e = ext.count(sp->old_var) ? ext[sp->old_var] : 0;
-      ext[sp->inner] = sp->factor;
-      ext[sp->outer] = e ? (e + sp->factor - 1) / sp->factor : 0;
-    } else {
-      const auto& f = std::get<FuseRel>(r);
-      ext[f.fused] = ext[f.outer] * ext[f.inner];
-    }
-  }
-  auto it = ext.find(dim);
-  return it == ext.end() ? 0 : it->second;
+  return g < 0 ? 0 : loop_extent(s, graph.stages[g], dim);
 }
 
 void ScheduleContext::create_stage(lower::LStage s, StageSchedule ss, const std::string& before) {
@@ -209,7 +193,7 @@ void ScheduleContext::apply_l1_line(const ScheduleLine& line) {
   for (const auto& d : line.directives) {
     const Primitive* p = find_primitive(d.name);
     if (p && p->layer == Layer::memory) {
-      error(d.loc, fmt::format("`{}` is a memory (L2) directive", d.name), fmt::format("move it under `memory {}`", sched.backend));
+      error(d.loc, fmt::format("`{}` is a memory (L2) directive", d.name), fmt::format("move it under `memory {}`", backend_name(sched.backend())));
       continue;
     }
     if (!p) {
@@ -229,7 +213,7 @@ void ScheduleContext::apply_l1_line(const ScheduleLine& line) {
 void ScheduleContext::apply_l2(StageSchedule& s, const Directive& d) {
   const Primitive* p = find_primitive(d.name);
   if (p && p->layer == Layer::schedule) {
-    error(d.loc, fmt::format("`{}` is a schedule (L1) directive", d.name), fmt::format("move it under `schedule {}`", sched.backend));
+    error(d.loc, fmt::format("`{}` is a schedule (L1) directive", d.name), fmt::format("move it under `schedule {}`", backend_name(sched.backend())));
     return;
   }
   if (!p) {
@@ -382,10 +366,10 @@ void validate(ScheduleContext& ctx, const Section* l1, const Section* l2) {
 
 }  // namespace
 
-Schedule apply_schedule(const Program& p, lower::Graph& graph, const std::string& backend, const Section* l1,
+Schedule apply_schedule(const Program& p, lower::Graph& graph, const Target& target, const Section* l1,
                         const Section* l2, DiagnosticList& diags, SourcePtr sections_source) {
   Schedule sched;
-  sched.backend = backend;
+  sched.target = target;
   for (const auto& s : graph.stages) sched.stages[s.name] = initial_schedule(s);
   ScheduleContext ctx(p, graph, sched, diags, sections_source ? sections_source : p.source());
   size_t errors_before = diags.error_count();

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ir/program.h"
-#include "lower/graph.h"
+#include "loops/graph.h"
 #include "schedule/schedule.h"
 #include "util/diagnostics.h"
 
@@ -59,7 +59,7 @@ const std::vector<Primitive>& primitives();
 // Replays `l1` and `l2` (either may be null) for `backend` over `graph`, which memory directives may
 // rewrite. Reports errors into `diags` against `sections_source` (default: the kernel's file); the
 // schedule is complete only when none were reported.
-Schedule apply_schedule(const Program& p, lower::Graph& graph, const std::string& backend, const Section* l1,
+Schedule apply_schedule(const Program& p, lower::Graph& graph, const Target& target, const Section* l1,
                         const Section* l2, DiagnosticList& diags, SourcePtr sections_source = nullptr);
 
 }  // namespace ekb

@@ -8,29 +8,26 @@
 #include <map>
 #include <set>
 
-#include "lower/graph.h"
+#include "loops/graph.h"
 #include "schedule/apply.h"
 #include "util/strings.h"
 
 namespace ekb {
 
-const std::vector<std::string>& known_backends() {
-  static const std::vector<std::string> v = {"cpu", "cuda", "opencl"};
-  return v;
-}
-
-std::map<std::string, BackendSections> sections_by_backend(const Program& p, DiagnosticList& diags) {
-  std::map<std::string, BackendSections> out;
+std::map<Backend, BackendSections> sections_by_backend(const Program& p, DiagnosticList& diags) {
+  std::map<Backend, BackendSections> out;
   for (const auto& s : p.module->sections) {
     const char* layer = s.layer == Layer::schedule ? "schedule" : "memory";
-    const auto& kb = known_backends();
-    if (std::find(kb.begin(), kb.end(), s.backend) == kb.end()) {
+    std::optional<Backend> b = find_backend(s.backend);
+    if (!b) {
+      std::vector<std::string> kb;
+      for (Backend k : all_backends()) kb.push_back(backend_name(k));
       std::string near = closest_match(s.backend, kb);
       diags.error(p.source(), s.backend_loc, fmt::format("unknown backend `{}`", s.backend),
                   (near.empty() ? std::string() : fmt::format("did you mean `{}`? ", near)) + "backends: cpu, cuda, opencl");
       continue;
     }
-    const Section*& slot = s.layer == Layer::schedule ? out[s.backend].schedule : out[s.backend].memory;
+    const Section*& slot = s.layer == Layer::schedule ? out[*b].schedule : out[*b].memory;
     if (slot) {
       diags.error(p.source(), s.loc, fmt::format("a second `{} {}` section", layer, s.backend),
                   fmt::format("merge its lines into the first `{} {}` section", layer, s.backend));
@@ -44,7 +41,7 @@ std::map<std::string, BackendSections> sections_by_backend(const Program& p, Dia
 void check_sections(const Program& p, DiagnosticList& diags) {
   for (const auto& [backend, secs] : sections_by_backend(p, diags)) {
     lower::Graph g = lower::build_graph(p);
-    apply_schedule(p, g, backend, secs.schedule, secs.memory, diags);
+    apply_schedule(p, g, default_target(backend), secs.schedule, secs.memory, diags);
   }
 }
 

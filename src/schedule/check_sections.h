@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ir/program.h"
+#include "target/backend.h"
 #include "util/diagnostics.h"
 
 namespace ekb {
@@ -15,11 +16,8 @@ struct BackendSections {
 };
 
 // The sections of `p` per backend; unknown backends and duplicate sections are reported.
-std::map<std::string, BackendSections> sections_by_backend(const Program& p, DiagnosticList& diags);
+std::map<Backend, BackendSections> sections_by_backend(const Program& p, DiagnosticList& diags);
 
 void check_sections(const Program& p, DiagnosticList& diags);
-
-// Backends a section may name.
-const std::vector<std::string>& known_backends();
 
 }  // namespace ekb

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "lower/graph.h"
+#include "loops/graph.h"
 
 namespace ekb {
 
@@ -68,11 +68,6 @@ bool reads_pointwise(const lir::ExprP& e, const std::string& producer, const LSt
   return found;
 }
 
-int lanes_for(DType t) {
-  int bytes = dtype_bytes(t == DType::f16 || t == DType::bf16 ? DType::f32 : t);
-  return std::min(16, 64 / std::max(1, bytes));
-}
-
 // Threads per block of the default GPU schedule.
 constexpr int64_t kGpuThreads = 256;
 
@@ -120,7 +115,9 @@ std::vector<std::string> cross_thread_directives(const LStage& s) {
 
 }  // namespace
 
-std::string default_schedule_text(const Program& p, const std::string& backend) {
+std::string default_schedule_text(const Program& p, const Target& target) {
+  Backend backend = target.backend;
+  const char* backend_text = backend_name(backend);
   Graph g = lower::build_graph(p);
   std::vector<std::string> l1, l2;
   std::set<std::string> inlined, costly_inlined;
@@ -151,16 +148,16 @@ std::string default_schedule_text(const Program& p, const std::string& backend) 
       l2.push_back(fmt::format("  {}: inline", s.name));
       continue;
     }
-    if (s.has_reduction() && consumers.size() == 1 && sites == 1 && !(backend != "cpu" && reduce_across_threads(s))) {
+    if (s.has_reduction() && consumers.size() == 1 && sites == 1 && !(backend != Backend::cpu && reduce_across_threads(s))) {
       const LStage& c = g.stages[g.find(consumers[0])];
       bool pointwise = true;
       reads_pointwise(c.value, s.name, c, pointwise);
-      if (pointwise && !c.vars.empty() && !(backend != "cpu" && reduce_across_threads(c))) fused_into[s.name] = c.name;
+      if (pointwise && !c.vars.empty() && !(backend != Backend::cpu && reduce_across_threads(c))) fused_into[s.name] = c.name;
     }
   }
   // Loops of every stage that keeps its own.
   std::map<std::string, std::string> compute_dim;  // consumer -> the loop its fused producers go in
-  bool gpu = backend != "cpu";
+  bool gpu = backend != Backend::cpu;
   for (const auto& s : g.stages) {
     if (inlined.count(s.name)) continue;
     std::vector<std::string> dirs;
@@ -195,9 +192,9 @@ std::string default_schedule_text(const Program& p, const std::string& backend) 
     size_t pure = s.vars.size();
     std::string par, vec_dim = pure ? s.vars.back() : "";
     int64_t vec_extent = pure ? s.extents.back() : 0;
-    int lanes = lanes_for(s.type);
+    int lanes = target.lanes(s.type);  // one vector register of the target's ISA
     std::string outer_of_vec;  // the loop just outside the vector lanes
-    if (pure && vec_extent >= 4) {
+    if (pure && vec_extent >= 4 && lanes > 1) {
       if (vec_extent > lanes) {
         dirs.push_back(fmt::format("vectorize {} {}", vec_dim, lanes));
         outer_of_vec = vec_dim + "_o";
@@ -210,11 +207,11 @@ std::string default_schedule_text(const Program& p, const std::string& backend) 
     } else if (pure) {
       outer_of_vec = vec_dim;
     }
-    if (root && backend == "cpu" && pure) {
+    if (root && backend == Backend::cpu && pure) {
       // Parallelize the outermost pure loop; fuse the first two when the first is short.
       std::string first = s.vars[0];
       if (pure == 1) {
-        par = vec_extent > lanes && vec_extent >= 4 ? vec_dim + "_o" : "";
+        par = vec_extent > lanes && vec_extent >= 4 && lanes > 1 ? vec_dim + "_o" : "";
       } else if (s.extents[0] < 8 && pure >= 3) {
         dirs.insert(dirs.begin(), fmt::format("fuse {} {} -> {}_{}", s.vars[0], s.vars[1], s.vars[0], s.vars[1]));
         par = fmt::format("{}_{}", s.vars[0], s.vars[1]);
@@ -232,8 +229,8 @@ std::string default_schedule_text(const Program& p, const std::string& backend) 
     l2.push_back(fmt::format("  {}: compute_at {} {}", producer, consumer, it->second));
   }
   std::string out;
-  if (!l1.empty()) out += fmt::format("schedule {}\n{}\n", backend, fmt::join(l1, "\n"));
-  if (!l2.empty()) out += fmt::format("{}memory {}\n{}\n", out.empty() ? "" : "\n", backend, fmt::join(l2, "\n"));
+  if (!l1.empty()) out += fmt::format("schedule {}\n{}\n", backend_text, fmt::join(l1, "\n"));
+  if (!l2.empty()) out += fmt::format("{}memory {}\n{}\n", out.empty() ? "" : "\n", backend_text, fmt::join(l2, "\n"));
   return out;
 }
 

@@ -6,7 +6,9 @@
 //  - a stage with a reduction read by one consumer at its own point is computed inside that
 //    consumer's loops (fusion), otherwise at the root;
 //  - on cpu, every stage at the root runs its outermost pure loop in parallel (fusing the two
-//    outermost when the first is short) and vectorizes its innermost pure loop, the contiguous one;
+//    outermost when the first is short) and vectorizes its innermost pure loop, the contiguous one,
+//    by one vector register of the target's ISA (8 f32 lanes on AVX2, 16 on AVX-512, 4 on NEON;
+//    none on a CPU without a vector unit);
 //  - on cuda and opencl, every stage at the root fuses its pure loops into one and splits it into
 //    blocks of 256 threads (bind block.x / thread.x, guarded tail); its reductions run in each thread,
 //    except a float reduction over a long axis (>= 128) into few points (<= 16384: a row's max or
@@ -15,9 +17,10 @@
 #include <string>
 
 #include "ir/program.h"
+#include "target/target.h"
 
 namespace ekb {
 
-std::string default_schedule_text(const Program& p, const std::string& backend);
+std::string default_schedule_text(const Program& p, const Target& target);
 
 }  // namespace ekb

@@ -48,4 +48,22 @@ StageSchedule initial_schedule(const lower::LStage& s) {
   return ss;
 }
 
+int64_t loop_extent(const StageSchedule& s, const lower::LStage& st, const std::string& dim) {
+  std::map<std::string, int64_t> ext;
+  for (size_t i = 0; i < st.vars.size(); ++i) ext[st.vars[i]] = st.extents[i];
+  for (size_t i = 0; i < st.rvars.size(); ++i) ext[st.rvars[i]] = st.rextents[i];
+  for (const auto& r : s.rels) {
+    if (auto* sp = std::get_if<SplitRel>(&r)) {
+      int64_t e = ext.count(sp->old_var) ? ext[sp->old_var] : 0;
+      ext[sp->inner] = sp->factor;
+      ext[sp->outer] = e ? (e + sp->factor - 1) / sp->factor : 0;
+    } else {
+      const auto& f = std::get<FuseRel>(r);
+      ext[f.fused] = ext[f.outer] * ext[f.inner];
+    }
+  }
+  auto it = ext.find(dim);
+  return it == ext.end() ? 0 : it->second;
+}
+
 }  // namespace ekb

@@ -9,8 +9,9 @@
 #include <variant>
 #include <vector>
 
-#include "lower/graph.h"
-#include "lower/loop_ir.h"
+#include "loops/graph.h"
+#include "loops/loop_ir.h"
+#include "target/target.h"
 
 namespace ekb {
 
@@ -22,6 +23,7 @@ struct LoopDim {
   bool reduction = false;
   lir::LoopKind kind = lir::LoopKind::serial;
   int gpu_axis = 0;  // bind: 0 x, 1 y, 2 z
+  Loc loc;           // the directive that marked it (parallel, vectorize, unroll, bind), for located errors
 };
 
 struct SplitRel {
@@ -51,7 +53,8 @@ struct StageSchedule {
 };
 
 struct Schedule {
-  std::string backend;
+  Target target;  // what the schedule is for (its backend, the ISA, the GPU limits)
+  Backend backend() const { return target.backend; }
   std::map<std::string, StageSchedule> stages;
   StageSchedule* find(const std::string& n);
   const StageSchedule* find(const std::string& n) const;
@@ -64,5 +67,9 @@ std::set<std::string> derived_names(const std::set<std::string>& roots, const st
 // The schedule a stage has before any directive: one serial loop per variable, pure then reduction,
 // computed at the root.
 StageSchedule initial_schedule(const lower::LStage& s);
+
+// Loop `dim`'s extent over stage `st`'s whole domain, after the splits and fuses of `s` (a stage
+// computed inside another's loop may run a smaller region); 0 when unknown.
+int64_t loop_extent(const StageSchedule& s, const lower::LStage& st, const std::string& dim);
 
 }  // namespace ekb

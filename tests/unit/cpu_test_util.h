@@ -11,7 +11,7 @@
 #include "harness/compare.h"
 #include "interp/reference.h"
 #include "runtime/cpu_runner.h"
-#include "schedule/choice.h"
+#include "lower/schedule_choice.h"
 #include "test_util.h"
 
 namespace ekb::test {
@@ -32,7 +32,7 @@ inline CpuCheck check_on_cpu(const Program& p, const std::string& schedule, int 
   CpuCheck r;
   ScheduleChoice sc;
   if (schedule == "default" || schedule == "none" || schedule.empty()) {
-    sc = choose_schedule(p, "cpu", schedule);
+    sc = choose_schedule(p, default_target(Backend::cpu), schedule);
   } else {
     sc.source = std::make_shared<SourceFile>("schedule.ekb", schedule);
     DiagnosticList d;
@@ -41,7 +41,7 @@ inline CpuCheck check_on_cpu(const Program& p, const std::string& schedule, int 
     for (const auto& s : sc.holder->sections)
       if (s.backend == "cpu") (s.layer == Layer::schedule ? sc.schedule : sc.memory) = &s;
   }
-  lower::LoweredKernel k = lower_with(p, "cpu", sc);
+  lower::LoweredKernel k = lower_with(p, default_target(Backend::cpu), sc);
   r.c_source = codegen::print_c(k, codegen::c_dialect());
   CpuKernel kernel = compile_cpu_kernel(shared_compiler(), r.c_source);
   ReferenceResult ref = reference_outputs(p, 1);

@@ -10,7 +10,7 @@
 #include "codegen/dialect.h"
 #include "harness/evaluate.h"
 #include "ir/check.h"
-#include "schedule/choice.h"
+#include "lower/schedule_choice.h"
 #include "util/source.h"
 
 namespace ekb {
@@ -30,7 +30,7 @@ std::shared_ptr<Program> program() {
 
 std::string baseline() {
   const Program& p = *program();
-  return codegen::print_c(lower_with(p, "cpu", choose_schedule(p, "cpu", "default")), codegen::c_dialect());
+  return codegen::print_c(lower_with(p, default_target(Backend::cpu), choose_schedule(p, default_target(Backend::cpu), "default")), codegen::c_dialect());
 }
 
 EvalOptions quick() {
@@ -54,7 +54,7 @@ const char* kCorrect = "  for (int i = 0; i < n; ++i) y[i] = x[i] * 2.0f + 1.0f;
 
 TEST(Evaluate, CorrectCandidateIsTimedAgainstTheBaseline) {
   Evaluation e = eval(kCorrect);
-  ASSERT_EQ(e.status, "ok") << e.message;
+  ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
   EXPECT_GE(e.candidate.ms.size(), 5u);
   EXPECT_EQ(e.candidate.ms.size(), e.baseline.ms.size());
   EXPECT_GT(e.speedup, 0.0);
@@ -71,26 +71,26 @@ TEST(Evaluate, FasterThanTheRooflineIsInvalid) {
   std::string src = "#include <stdint.h>\nvoid ekb_entry(void* const* args, int32_t t) { float* x = (float*)args[0]; "
                     "float* y = (float*)args[1]; for (int i = 0; i < 8192; ++i) y[i] = x[i] * 2.0f + 1.0f; }\n";
   Evaluation e = evaluate(p, src, false, baseline(), o);
-  EXPECT_EQ(e.status, "invalid") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::invalid) << e.message;
   EXPECT_NE(e.message.find("cannot be real"), std::string::npos) << e.message;
   o.peak_gflops = 1e6;  // at real peaks the same kernel is fine
   o.peak_gbps = 1e6;
-  EXPECT_EQ(evaluate(p, src, false, baseline(), o).status, "ok");
+  EXPECT_EQ(evaluate(p, src, false, baseline(), o).outcome, Outcome::ok);
 }
 
 TEST(Evaluate, NoOpIsWrong) {
   Evaluation e = eval("  (void)x; (void)y;");
-  EXPECT_EQ(e.status, "wrong") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::wrong) << e.message;
   EXPECT_NE(e.message.find("non-finite"), std::string::npos) << e.message;  // the NaN poison stayed
 }
 
 TEST(Evaluate, ReturningTheInputIsWrong) {
-  EXPECT_EQ(eval("  for (int i = 0; i < n; ++i) y[i] = x[i];").status, "wrong");
+  EXPECT_EQ(eval("  for (int i = 0; i < n; ++i) y[i] = x[i];").outcome, Outcome::wrong);
 }
 
 TEST(Evaluate, PartialWritesAreWrong) {
   // Every element must be written: the odd ones keep the NaN poison.
-  EXPECT_EQ(eval("  for (int i = 0; i < n; i += 2) y[i] = x[i] * 2.0f + 1.0f;").status, "wrong");
+  EXPECT_EQ(eval("  for (int i = 0; i < n; i += 2) y[i] = x[i] * 2.0f + 1.0f;").outcome, Outcome::wrong);
 }
 
 TEST(Evaluate, ResultsCachedByPointerAreStale) {
@@ -101,7 +101,7 @@ TEST(Evaluate, ResultsCachedByPointerAreStale) {
   for (int i = 0; i < n; ++i) y[i] = x[i] * 2.0f + 1.0f;
   if (k < 4) { seen[k] = y; memcpy(cache[k++], y, sizeof cache[0]); })",
                       "#include <string.h>");
-  EXPECT_EQ(e.status, "wrong") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::wrong) << e.message;
 }
 
 TEST(Evaluate, ResultsCachedByContentNeverHit) {
@@ -115,12 +115,12 @@ TEST(Evaluate, ResultsCachedByContentNeverHit) {
   for (int i = 0; i < n; ++i) y[i] = x[i] * 2.0f + 1.0f;
   if (k < 8) { keys[k] = h; memcpy(cache[k++], y, sizeof cache[0]); })",
                       "#include <string.h>");
-  EXPECT_EQ(e.status, "ok") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::ok) << e.message;
 }
 
 TEST(Evaluate, InputMutationIsCaught) {
   Evaluation e = eval(std::string(kCorrect) + "\n  x[17] = 0.0f;");
-  EXPECT_EQ(e.status, "input mutated") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::input_mutated) << e.message;
 }
 
 TEST(Evaluate, ThreadWritingAfterReturnIsWrong) {
@@ -130,40 +130,40 @@ TEST(Evaluate, ThreadWritingAfterReturnIsWrong) {
   if (!started) { started = 1; pthread_t t; pthread_create(&t, 0, scribble, &out); })",
                       "#include <pthread.h>\nstatic void* scribble(void* p) { for (;;) { float* y = *(float* volatile*)p; "
                       "for (int i = 0; i < 8192; ++i) y[i] = 3.0f; } return 0; }");
-  EXPECT_EQ(e.status, "wrong") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::wrong) << e.message;
 }
 
 TEST(Evaluate, OutOfBoundsWriteIsCaught) {
   Evaluation e = eval(std::string(kCorrect) + "\n  y[n + 100] = 1.0f;");
-  EXPECT_EQ(e.status, "out of bounds") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::out_of_bounds) << e.message;
 }
 
 TEST(Evaluate, ReadingAnotherBuffersMemoryFails) {
   // Copies what lies two buffers further on (the other slot's output of an earlier call, or past the
   // mapping): stale or a crash, never a pass.
   Evaluation e = eval("  for (int i = 0; i < n; ++i) y[i] = y[i + 18432];");
-  EXPECT_TRUE(e.status == "wrong" || e.status == "crash") << e.status << ": " << e.message;
+  EXPECT_TRUE(e.outcome == Outcome::wrong || e.outcome == Outcome::crash) << outcome_name(e.outcome) << ": " << e.message;
 }
 
 TEST(Evaluate, CrashIsClassified) {
   Evaluation e = eval("  if (x[0] < 1e30f) *(volatile int*)0 = 1;");
-  EXPECT_EQ(e.status, "crash") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::crash) << e.message;
 }
 
 TEST(Evaluate, SleepingCorrectKernelIsSlowNotInvalid) {
   Evaluation e = eval(std::string(kCorrect) + "\n  usleep(3000);", "#include <unistd.h>");
-  ASSERT_EQ(e.status, "ok") << e.message;
+  ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
   EXPECT_LT(e.speedup, 0.5) << "baseline " << e.baseline.median << " ms, candidate " << e.candidate.median << " ms";
 }
 
 TEST(Evaluate, TheKernelsOwnMemoryIsMeasured) {
   Evaluation plain = eval(kCorrect);
-  ASSERT_EQ(plain.status, "ok") << plain.message;
+  ASSERT_EQ(plain.outcome, Outcome::ok) << plain.message;
   EXPECT_LT(plain.candidate_memory, 4u << 20) << "a kernel without allocations";
   // 48 MiB of its own, touched and kept.
   Evaluation big = eval(std::string(kCorrect) + "\n  static char* p; if (!p) { p = malloc(48 << 20); memset(p, 1, 48 << 20); }",
                         "#include <stdlib.h>\n#include <string.h>");
-  ASSERT_EQ(big.status, "ok") << big.message;
+  ASSERT_EQ(big.outcome, Outcome::ok) << big.message;
   EXPECT_GE(big.candidate_memory, 48u << 20);
   EXPECT_LT(big.candidate_memory, 56u << 20);
 }
@@ -174,13 +174,13 @@ TEST(Evaluate, ResidentMemoryPastTheBudgetIsOverBudget) {
   o.memory_budget = 64u << 20;
   Evaluation e = eval(std::string(kCorrect) + "\n  static char* volatile keep[24]; for (int k = 0; k < 24; ++k) { keep[k] = malloc(4 << 20); if (keep[k]) memset(keep[k], 1, 4 << 20); }",
                       "#include <stdlib.h>\n#include <string.h>", o);
-  EXPECT_EQ(e.status, "over budget") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::over_budget) << e.message;
   EXPECT_GE(e.candidate_memory, 64u << 20);
 }
 
 TEST(Evaluate, OneAllocationLargerThanTheBudgetIsOverBudget) {
   Evaluation e = eval(std::string(kCorrect) + "\n  char* volatile p = malloc((size_t)8 << 30); if (p) p[0] = 1;", "#include <stdlib.h>");
-  EXPECT_EQ(e.status, "over budget") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::over_budget) << e.message;
   EXPECT_NE(e.message.find("512.0 MiB"), std::string::npos) << e.message;
 }
 
@@ -194,7 +194,7 @@ TEST(Evaluate, WorkFinishedAfterReturnIsCaught) {
                       "static const float* volatile g_in; static float* volatile g_out; static volatile int g_go;\n"
                       "static void* helper(void* u) { (void)u; for (;;) if (g_go) { const float* x = g_in; float* y = g_out;\n"
                       "  for (int i = 0; i < 8192; ++i) y[i] = x[i] * 2.0f + 1.0f; g_go = 0; } return 0; }");
-  EXPECT_TRUE(e.status == "background work" || e.status == "wrong") << e.status << ": " << e.message;
+  EXPECT_TRUE(e.outcome == Outcome::background_work || e.outcome == Outcome::wrong) << outcome_name(e.outcome) << ": " << e.message;
 }
 
 TEST(Evaluate, CpuUsedAfterReturnIsBackgroundWork) {
@@ -206,7 +206,7 @@ TEST(Evaluate, CpuUsedAfterReturnIsBackgroundWork) {
                       "static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }\n"
                       "static void* helper(void* u) { (void)u; struct timespec nap = {0, 20000};\n"
                       "  for (;;) { while (!g_go) nanosleep(&nap, 0); g_go = 0; double t0 = now(); while (now() - t0 < 1e-3) {} } return 0; }");
-  EXPECT_EQ(e.status, "background work") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::background_work) << e.message;
 }
 
 }  // namespace

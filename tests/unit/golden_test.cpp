@@ -20,7 +20,7 @@
 #include <sstream>
 
 #include "cpu_test_util.h"
-#include "lower/loop_ir.h"
+#include "loops/loop_ir.h"
 #include "util/source.h"
 
 namespace ekb::test {
@@ -101,9 +101,9 @@ std::string kernel_part(const std::string& c) {
 Generated generate(const fs::path& file) {
   Generated g;
   g.program = load_program(read_source_file(file.string()));
-  ScheduleChoice sc = choose_schedule(*g.program, "cpu", "");
+  ScheduleChoice sc = choose_schedule(*g.program, default_target(Backend::cpu), "");
   EXPECT_EQ(sc.description, "own") << file << " has no `schedule cpu` / `memory cpu` section";
-  lower::LoweredKernel k = lower_with(*g.program, "cpu", sc);
+  lower::LoweredKernel k = lower_with(*g.program, default_target(Backend::cpu), sc);
   g.c = kernel_part(codegen::print_c(k, codegen::c_dialect()));
   g.loops = lir::to_string(k.body);
   return g;

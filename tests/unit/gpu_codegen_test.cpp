@@ -8,7 +8,7 @@
 #include "codegen/dialect.h"
 #include "ir/check.h"
 #include "runtime/gpu/nvrtc.h"
-#include "schedule/choice.h"
+#include "lower/schedule_choice.h"
 #include "suite/suite.h"
 #include "util/source.h"
 
@@ -21,7 +21,7 @@ const Suite& suite() {
 }
 
 codegen::GpuProgram cuda_program(const Program& p) {
-  return codegen::print_gpu(lower_with(p, "cuda", choose_schedule(p, "cuda", "default")), codegen::cuda_dialect());
+  return codegen::print_gpu(lower_with(p, default_target(Backend::cuda), choose_schedule(p, default_target(Backend::cuda), "default")), codegen::cuda_dialect());
 }
 
 TEST(CudaCodegen, TwoStagesBecomeTwoLaunchesWithAScratchBuffer) {

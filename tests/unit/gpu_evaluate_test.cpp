@@ -12,7 +12,7 @@
 #include "harness/evaluate.h"
 #include "harness/gpu_probe.h"
 #include "ir/check.h"
-#include "schedule/choice.h"
+#include "lower/schedule_choice.h"
 #include "util/source.h"
 
 namespace ekb {
@@ -38,8 +38,9 @@ std::shared_ptr<Program> load(const char* text) { return load_program(std::make_
 class GpuEvaluate : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    target_.api = GetParam();
-    GpuProbe p = probe_gpu(target_);
+    dev_.name = "test";
+    dev_.backend = parse_backend(GetParam());
+    GpuProbe p = probe_gpu(dev_);
     if (!p.ok) GTEST_SKIP() << GetParam() << ": " << p.why;
   }
   EvalOptions quick() const {
@@ -48,16 +49,17 @@ class GpuEvaluate : public ::testing::TestWithParam<std::string> {
     o.min_reps = 5;
     o.max_wall_seconds = 3;
     o.call_timeout_ms = 4000;
-    o.gpu = target_;
+    o.gpu = dev_.gpu;
+    o.backend = dev_.backend;
     o.profile = "test";
     return o;
   }
   std::string baseline(const Program& p) const {
-    return codegen::print_for_backend(lower_with(p, target_.api, choose_schedule(p, target_.api, "default")), target_.api);
+    return codegen::print_for_backend(lower_with(p, dev_.target(), choose_schedule(p, dev_.target(), "default")));
   }
   // A one-kernel raw program for scale_add: `body` sees i (the thread's element), n, x and y.
   std::string raw(const std::string& body, const std::string& launch = "@launch ekb_k0 grid(32) block(256)") const {
-    if (target_.api == "cuda")
+    if (dev_.backend == Backend::cuda)
       return "// " + launch + "\nextern \"C\" __global__ void ekb_k0(const float* x, float* y) {\n  const int n = 8192;\n"
              "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + body + "\n}\n";
     return "// " + launch + "\n__kernel void ekb_k0(__global const float* x, __global float* y) {\n  const int n = 8192;\n"
@@ -68,12 +70,12 @@ class GpuEvaluate : public ::testing::TestWithParam<std::string> {
     return evaluate(*p, raw(body), false, baseline(*p), o);
   }
   Evaluation eval(const std::string& body) { return eval(body, quick()); }
-  GpuTarget target_;
+  DeviceProfile dev_;
 };
 
 TEST_P(GpuEvaluate, CorrectRawKernelIsTimedOnTheDeviceAgainstTheDefaultSchedule) {
   Evaluation e = eval("  if (i < n) y[i] = x[i] * 2.0f + 1.0f;");
-  ASSERT_EQ(e.status, "ok") << e.message;
+  ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
   EXPECT_GE(e.candidate.ms.size(), 5u);
   EXPECT_EQ(e.candidate.ms.size(), e.baseline.ms.size());
   EXPECT_GT(e.candidate.median, 0.0);
@@ -85,29 +87,29 @@ TEST_P(GpuEvaluate, CorrectRawKernelIsTimedOnTheDeviceAgainstTheDefaultSchedule)
 TEST_P(GpuEvaluate, DefaultScheduleOfATwoStageTaskPassesWithItsScratchBuffer) {
   auto p = load(kSoftmax);
   Evaluation e = evaluate(*p, baseline(*p), false, baseline(*p), quick());
-  ASSERT_EQ(e.status, "ok") << e.message;
+  ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
   EXPECT_EQ(e.candidate_memory, 64u * 4);  // S, in device memory
 }
 
 TEST_P(GpuEvaluate, WrongResultsAreWrong) {
   Evaluation e = eval("  if (i < n) y[i] = x[i] * 2.0f;");
-  EXPECT_EQ(e.status, "wrong") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::wrong) << e.message;
 }
 
 TEST_P(GpuEvaluate, PartialWritesAreWrong) {
   Evaluation e = eval("  if (i < n - 1) y[i] = x[i] * 2.0f + 1.0f;");
-  EXPECT_EQ(e.status, "wrong") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::wrong) << e.message;
 }
 
 TEST_P(GpuEvaluate, AWritePastTheOutputIsOutOfBounds) {
   Evaluation e = eval("  if (i < n) y[i] = x[i] * 2.0f + 1.0f;\n  if (i == 0) y[n + 5] = 1.0f;");
-  EXPECT_EQ(e.status, "out of bounds") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::out_of_bounds) << e.message;
 }
 
 TEST_P(GpuEvaluate, ChangingAnInputIsCaught) {
   std::string cast = GetParam() == "cuda" ? "((float*)x)" : "((__global float*)x)";
   Evaluation e = eval("  if (i < n) { y[i] = x[i] * 2.0f + 1.0f; " + cast + "[i] = 0.0f; }");
-  EXPECT_EQ(e.status, "input mutated") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::input_mutated) << e.message;
 }
 
 TEST_P(GpuEvaluate, AHungKernelTimesOutAndTheNextAttemptRuns) {
@@ -115,16 +117,16 @@ TEST_P(GpuEvaluate, AHungKernelTimesOutAndTheNextAttemptRuns) {
   o.call_timeout_ms = 2000;
   // Stores to device memory on every turn: a loop the compiler must keep (inputs are never NaN).
   Evaluation e = eval("  for (;;) {\n    if (i < n) y[i] = x[i] * 2.0f + 1.0f;\n    if (x[0] != x[0]) break;\n  }", o);
-  EXPECT_EQ(e.status, "timeout") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::timeout) << e.message;
   Evaluation again = eval("  if (i < n) y[i] = x[i] * 2.0f + 1.0f;");
-  EXPECT_EQ(again.status, "ok") << again.message;
+  EXPECT_EQ(again.outcome, Outcome::ok) << again.message;
 }
 
 TEST_P(GpuEvaluate, ALaunchBeyondTheProfilesThreadsPerBlockIsRejectedWithTheFix) {
   EvalOptions o = quick();
-  o.gpu.max_threads_per_block = 128;
+  o.gpu->max_threads_per_block = 128;
   Evaluation e = eval("  if (i < n) y[i] = x[i] * 2.0f + 1.0f;", o);
-  EXPECT_EQ(e.status, "launch limits") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::launch_limits) << e.message;
   EXPECT_NE(e.message.find("256 threads per block"), std::string::npos) << e.message;
   EXPECT_NE(e.message.find("at most 128"), std::string::npos) << e.message;
 }
@@ -134,7 +136,7 @@ TEST_P(GpuEvaluate, ScratchBeyondTheBudgetIsOverBudget) {
   EvalOptions o = quick();
   o.memory_budget = 100;  // S needs 256 bytes
   Evaluation e = evaluate(*p, baseline(*p), false, baseline(*p), o);
-  EXPECT_EQ(e.status, "over budget") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::over_budget) << e.message;
 }
 
 TEST_P(GpuEvaluate, AProgramWithoutALaunchContractIsACompileError) {
@@ -142,21 +144,21 @@ TEST_P(GpuEvaluate, AProgramWithoutALaunchContractIsACompileError) {
   std::string src = raw("  if (i < n) y[i] = x[i] * 2.0f + 1.0f;");
   src = src.substr(src.find('\n') + 1);  // drop the @launch line
   Evaluation e = evaluate(*p, src, false, baseline(*p), quick());
-  EXPECT_EQ(e.status, "compile") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::compile) << e.message;
   EXPECT_NE(e.message.find("@launch"), std::string::npos) << e.message;
 }
 
 TEST_P(GpuEvaluate, ACompileErrorIsACompileError) {
   Evaluation e = eval("  y[i] = undefined_name;");
-  EXPECT_EQ(e.status, "compile") << e.message;
+  EXPECT_EQ(e.outcome, Outcome::compile) << e.message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Api, GpuEvaluate, ::testing::Values("opencl", "cuda"));
 
 TEST(GpuProbe, AnAbsentPlatformIsUnavailableWithTheReason) {
-  GpuTarget t;
-  t.api = "opencl";
-  t.platform = "no-such-platform";
+  DeviceProfile t;
+  t.backend = Backend::opencl;
+  t.gpu.platform = "no-such-platform";
   GpuProbe p = probe_gpu(t);
   EXPECT_FALSE(p.ok);
   EXPECT_FALSE(p.why.empty());

@@ -32,7 +32,7 @@ std::shared_ptr<Program> bench_program(const std::string& file) {
 }
 
 codegen::GpuProgram print(const Program& p, const std::string& backend) {
-  auto k = lower::lower_kernel(p, backend);
+  auto k = lower::lower_kernel(p, default_target(parse_backend(backend)));
   return codegen::print_gpu(k, backend == "cuda" ? codegen::cuda_dialect() : codegen::opencl_dialect());
 }
 
@@ -53,7 +53,7 @@ size_t count(const std::string& s, const std::string& what) {
 std::string lowering_error(const std::string& text, const std::string& backend = "cuda") {
   try {
     auto p = load_program(std::make_shared<SourceFile>("t.ekb", text));
-    auto k = lower::lower_kernel(*p, backend);
+    auto k = lower::lower_kernel(*p, default_target(parse_backend(backend)));
     codegen::print_gpu(k, backend == "cuda" ? codegen::cuda_dialect() : codegen::opencl_dialect());
   } catch (const DiagnosticError& e) {
     std::string out;

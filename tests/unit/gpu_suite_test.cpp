@@ -10,7 +10,7 @@
 #include "harness/gpu_probe.h"
 #include "harness/single_run.h"
 #include "interp/reference.h"
-#include "schedule/choice.h"
+#include "lower/schedule_choice.h"
 #include "suite/suite.h"
 
 namespace ekb {
@@ -22,7 +22,7 @@ const Suite& suite() {
 }
 
 const GpuProbe& opencl() {
-  static GpuProbe p = probe_gpu(find_device("opencl-any").gpu);
+  static GpuProbe p = probe_gpu(find_device("opencl-any"));
   return p;
 }
 
@@ -33,12 +33,12 @@ TEST_P(OpenClSuite, DefaultScheduleMatchesTheReferenceOnTheDevice) {
   const Task* t = suite().find(GetParam());
   ASSERT_TRUE(t);
   const Program& p = *t->program;
-  std::string src = codegen::print_for_backend(lower_with(p, "opencl", choose_schedule(p, "opencl", "default")), "opencl");
   DeviceProfile dev = find_device("opencl-any");
+  std::string src = codegen::print_for_backend(lower_with(p, dev.target(), choose_schedule(p, dev.target(), "default")));
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     ReferenceResult ref = reference_outputs(p, seed);
     SingleRun r = run_isolated(p, src, false, ref.inputs, dev.threads, false, 0, 0, &dev);
-    ASSERT_EQ(r.status, "ok") << "seed " << seed << ": " << r.message << "\n" << r.compile_log;
+    ASSERT_EQ(r.outcome, Outcome::ok) << "seed " << seed << ": " << r.message << "\n" << r.compile_log;
     for (const auto& c : compare_outputs(p, r.outputs, ref.outputs))
       EXPECT_TRUE(c.pass) << "seed " << seed << ", " << c.name << ": max rel error " << c.max_rel_error << " at "
                           << c.worst_index << " (got " << c.worst_got << ", want " << c.worst_want << ")";

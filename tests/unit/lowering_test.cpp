@@ -10,7 +10,7 @@ std::string lower_error(const std::string& text) {
   auto p = valid(text);
   if (!p) return "invalid";
   try {
-    lower::lower_kernel(*p, "cpu");
+    lower::lower_kernel(*p, default_target(Backend::cpu));
   } catch (const DiagnosticError& e) {
     return e.what();
   }

@@ -20,10 +20,10 @@ TEST(Metrics, PassAtKMatchesTheCombinatorialDefinition) {
 
 TEST(Metrics, FastIsStrictAndFailuresCountZero) {
   std::vector<SampleOutcome> s = {
-      {"a", true, true, 1.0, "ok"},    // exactly 1.0: not Fast@1.0
-      {"b", true, true, 2.5, "ok"},
-      {"c", true, false, 0, "wrong"},
-      {"d", false, false, 0, "compile"},
+      {"a", Outcome::ok, 1.0, 1.0},    // exactly 1.0: not Fast@1.0
+      {"b", Outcome::ok, 2.5, 2.0},
+      {"c", Outcome::wrong, 0, 0},
+      {"d", Outcome::compile, 0, 0},
   };
   Metrics m = compute_metrics(s);
   EXPECT_EQ(m.tasks, 4);
@@ -40,8 +40,8 @@ TEST(Metrics, FastIsStrictAndFailuresCountZero) {
 
 TEST(Metrics, SamplesOfOneTaskAverageBeforeTasksDo) {
   // Task x: 1 of 2 samples correct and fast; task y: both fail. Correct@1 = (0.5 + 0) / 2.
-  std::vector<SampleOutcome> s = {{"x", true, true, 3.0, "ok"}, {"x", true, false, 0, "timeout"},
-                                  {"y", true, false, 0, "wrong"}, {"y", true, false, 0, "wrong"}};
+  std::vector<SampleOutcome> s = {{"x", Outcome::ok, 3.0, 2.8}, {"x", Outcome::timeout, 0, 0},
+                                  {"y", Outcome::wrong, 0, 0}, {"y", Outcome::wrong, 0, 0}};
   Metrics m = compute_metrics(s);
   EXPECT_DOUBLE_EQ(m.correct_at_k, 0.25);
   EXPECT_DOUBLE_EQ(m.fast.at("1.5"), 0.25);

@@ -352,7 +352,7 @@ TEST(PrimitiveErrors, PadOnAnOutputIsRejectedAtLowering) {
   auto p = valid(sched("  Y: split n 4 pad -> no ni\n"));
   ASSERT_TRUE(p);
   try {
-    lower::lower_kernel(*p, "cpu");
+    lower::lower_kernel(*p, default_target(Backend::cpu));
     ADD_FAILURE() << "a pad split of an output lowered";
   } catch (const DiagnosticError& e) {
     std::string r = e.what();
@@ -363,7 +363,7 @@ TEST(PrimitiveErrors, PadOnAnOutputIsRejectedAtLowering) {
   // A divisible pad split of an output is fine (nothing is padded).
   auto q = valid(sched("  Y: split m 5 pad -> mo mi\n"));
   ASSERT_TRUE(q);
-  EXPECT_NO_THROW(lower::lower_kernel(*q, "cpu"));
+  EXPECT_NO_THROW(lower::lower_kernel(*q, default_target(Backend::cpu)));
 }
 
 // ---------------------------------------------------------------- sections

@@ -30,7 +30,7 @@ AttemptRecord attempt(const std::string& task, int sample, const std::string& st
   a.sample = sample;
   a.candidate_path = task + ".c";
   a.candidate_hash = "abc";
-  a.eval.status = status;
+  a.eval.outcome = outcome_named(status);
   a.eval.speedup = speedup;
   a.eval.candidate = summarize_times({1.0, 2.0, 3.0});
   a.eval.baseline = summarize_times({2.0, 4.0, 6.0});

@@ -15,7 +15,7 @@
 
 #include "cpu_test_util.h"
 #include "ir/parser.h"
-#include "lower/graph.h"
+#include "loops/graph.h"
 #include "schedule/apply.h"
 #include "schedule_gen.h"
 
@@ -133,7 +133,7 @@ std::string check_schedule(const Program& p, const std::string& text) {
     for (const auto& s : m.sections)
       if (s.backend == "cpu") (s.layer == Layer::schedule ? l1 : l2) = &s;
     lower::Graph g = lower::build_graph(p);
-    apply_schedule(p, g, "cpu", l1, l2, d, src);
+    apply_schedule(p, g, default_target(Backend::cpu), l1, l2, d, src);
   }
   return d.has_errors() ? d.render_all() : std::string();
 }

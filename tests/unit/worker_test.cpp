@@ -63,7 +63,7 @@ TEST(Worker, GoodKernelRunsAndOutputsComeBackThroughSharedMemory) {
 TEST(Worker, CompileErrorIsReportedAndTheWorkerSurvives) {
   WorkerProcess w;
   Reply r = w.request({{"op", "compile"}, {"source", "void ekb_entry(void* const* a, int n) { oops; }"}}, 60000);
-  EXPECT_EQ(r.failure, Failure::compile);
+  EXPECT_EQ(r.outcome, Outcome::compile);
   EXPECT_NE(r.body.value("log", "").find("oops"), std::string::npos) << r.body.dump();
   EXPECT_TRUE(w.alive());
 }
@@ -71,7 +71,7 @@ TEST(Worker, CompileErrorIsReportedAndTheWorkerSurvives) {
 struct Bad {
   const char* name;
   std::string source;
-  Failure expected;
+  Outcome expected;
   const char* message_part;
 };
 
@@ -83,7 +83,7 @@ TEST_P(WorkerAdversarial, IsClassifiedAndTheNextWorkerRuns) {
   const Bad& b = GetParam();
   Attempt a = attempt(b.source, 1500);
   ASSERT_TRUE(a.compile.ok()) << a.compile.message;
-  EXPECT_EQ(a.run.failure, b.expected) << b.name << ": got " << failure_name(a.run.failure) << " (" << a.run.message << ")";
+  EXPECT_EQ(a.run.outcome, b.expected) << b.name << ": got " << outcome_name(a.run.outcome) << " (" << a.run.message << ")";
   EXPECT_NE(a.run.message.find(b.message_part), std::string::npos) << a.run.message;
   // The run goes on: a new worker runs a good kernel.
   Attempt good = attempt(kernel("", "  for (int i = 0; i < 1024; ++i) y[i] = x[i] + 1.0f;"));
@@ -94,17 +94,17 @@ TEST_P(WorkerAdversarial, IsClassifiedAndTheNextWorkerRuns) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, WorkerAdversarial,
     ::testing::Values(
-        Bad{"segfault", kernel("", "  *(volatile int*)0 = 1;"), Failure::crash, "Segmentation"},
-        Bad{"infinite_loop", kernel("", "  for (volatile int i = 0;; ) i++;"), Failure::timeout, "no answer"},
-        Bad{"fork", kernel("#include <unistd.h>", "  if (fork() == 0) for (;;) {}\n  y[0] = 1;"), Failure::denied, "clone"},
-        Bad{"socket", kernel("#include <sys/socket.h>", "  y[0] = (float)socket(AF_INET, SOCK_STREAM, 0);"), Failure::denied,
+        Bad{"segfault", kernel("", "  *(volatile int*)0 = 1;"), Outcome::crash, "Segmentation"},
+        Bad{"infinite_loop", kernel("", "  for (volatile int i = 0;; ) i++;"), Outcome::timeout, "no answer"},
+        Bad{"fork", kernel("#include <unistd.h>", "  if (fork() == 0) for (;;) {}\n  y[0] = 1;"), Outcome::denied, "clone"},
+        Bad{"socket", kernel("#include <sys/socket.h>", "  y[0] = (float)socket(AF_INET, SOCK_STREAM, 0);"), Outcome::denied,
             "socket"},
         Bad{"write_file", kernel("#include <stdio.h>", "  FILE* f = fopen(\"/tmp/ekb_pwned\", \"w\"); if (f) fputs(\"x\", f);"),
-            Failure::denied, "open"},
-        Bad{"kill_harness", kernel("#include <signal.h>\n#include <unistd.h>", "  kill(getppid(), SIGKILL);"), Failure::denied,
+            Outcome::denied, "open"},
+        Bad{"kill_harness", kernel("#include <signal.h>\n#include <unistd.h>", "  kill(getppid(), SIGKILL);"), Outcome::denied,
             "kill"},
-        Bad{"exit_early", kernel("#include <stdlib.h>", "  exit(0);"), Failure::exited, "status 0"},
-        Bad{"abort", kernel("#include <stdlib.h>", "  abort();"), Failure::crash, "Abort"}),
+        Bad{"exit_early", kernel("#include <stdlib.h>", "  exit(0);"), Outcome::exited, "status 0"},
+        Bad{"abort", kernel("#include <stdlib.h>", "  abort();"), Outcome::crash, "Abort"}),
     [](const ::testing::TestParamInfo<Bad>& i) { return std::string(i.param.name); });
 
 TEST(Worker, ReadingFilesFailsQuietly) {
@@ -117,7 +117,7 @@ TEST(Worker, ReadingFilesFailsQuietly) {
 TEST(Worker, OneAllocationLargerThanTheBudgetStopsTheWorker) {
   // 8 GiB against a 256 MiB budget, even if the kernel would cope with NULL: over budget.
   Attempt a = attempt(kernel("#include <stdlib.h>", "  char* volatile p = malloc((size_t)8 << 30);\n  y[0] = p ? 1.0f : 5.0f;"));
-  EXPECT_EQ(a.run.failure, Failure::over_budget) << a.run.message;
+  EXPECT_EQ(a.run.outcome, Outcome::over_budget) << a.run.message;
 }
 
 TEST(Worker, AllocationsWithinTheBudgetWork) {

@@ -12,7 +12,7 @@ namespace ekb::prim {
 
 void bind(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
   if (!ctx.arity(d, 2, 2, 0, 0, "bind AXIS block.x|block.y|block.z|thread.x|thread.y|thread.z")) return;
-  if (ctx.sched.backend == "cpu") {
+  if (ctx.sched.backend() == Backend::cpu) {
     ctx.error(d.loc, "`bind` maps loops to GPU blocks and threads; the cpu backend has none",
               "use `parallel AXIS` on cpu, and keep `bind` for `schedule cuda` / `schedule opencl`");
     return;
@@ -39,6 +39,7 @@ void bind(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
   }
   dim.kind = index < 3 ? lir::LoopKind::gpu_block : lir::LoopKind::gpu_thread;
   dim.gpu_axis = index % 3;
+  dim.loc = d.loc;
 }
 
 }  // namespace ekb::prim

@@ -55,7 +55,7 @@ void cache_write(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
   if (!at.empty())
     for (auto& dim : cs.dims)  // it runs inside one iteration of this stage's loops: no nested parallel loops
       if (dim.kind == lir::LoopKind::parallel) dim.kind = lir::LoopKind::serial;
-  if (!at.empty() && ctx.sched.backend != "cpu") {
+  if (!at.empty() && ctx.sched.backend() != Backend::cpu) {
     // GPU: computed inside one thread's (or block's) iteration, the cache starts from the stage's
     // plain loops (its variables, then the reduction's), not from the splits and bindings that
     // spread the whole stage over blocks and threads: those would cover the small region many times.

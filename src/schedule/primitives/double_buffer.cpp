@@ -17,7 +17,7 @@ void double_buffer(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
               "double-buffer a cache, e.g. `cache_read A shared at ko -> As; double_buffer As`");
     return;
   }
-  if (ctx.sched.backend == "cpu") {
+  if (ctx.sched.backend() == Backend::cpu) {
     ctx.error(d.loc, "double_buffer is for GPU shared-memory caches; the cpu backend does not implement it",
               "remove it from `memory cpu`; keep it for `memory cuda` / `memory opencl`");
     return;

@@ -2,7 +2,7 @@
 // expression (a reduction becomes a nested reduction, recomputed at each read). Outputs are stored.
 #include <fmt/format.h>
 
-#include "lower/graph.h"
+#include "loops/graph.h"
 #include "schedule/primitives/primitives.h"
 
 namespace ekb::prim {

@@ -14,10 +14,10 @@ void parallel(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
               fmt::format("`{}` is a reduction axis: in parallel, several threads would add into the same element of `{}`",
                           dim.name, s.name),
               fmt::format("rfactor it first (`memory {}`: `{}: rfactor {} -> {}_part`) and parallelize the new stage",
-                          ctx.sched.backend, s.name, dim.name, s.name));
+                          backend_name(ctx.sched.backend()), s.name, dim.name, s.name));
     return;
   }
-  if (ctx.sched.backend != "cpu") {
+  if (ctx.sched.backend() != Backend::cpu) {
     ctx.error(d.loc, "`parallel` is for the cpu backend; GPU loops are bound to blocks and threads",
               "use `bind AXIS block.x` or `bind AXIS thread.x`");
     return;

@@ -84,6 +84,7 @@ void mark_loop(ScheduleContext& ctx, StageSchedule& s, const std::string& axis, 
     return;
   }
   dim.kind = kind;
+  dim.loc = loc;
 }
 
 void split(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {

@@ -1,5 +1,5 @@
 // Loop IR constructors (with constant folding of index arithmetic) and its text dump.
-#include "lower/loop_ir.h"
+#include "loops/loop_ir.h"
 
 #include <fmt/format.h>
 
@@ -189,13 +189,14 @@ StmtP block(std::vector<StmtP> stmts) {
   b->body = std::move(flat);
   return b;
 }
-StmtP for_loop(const std::string& v, ExprP min, ExprP extent, LoopKind kind, StmtP body, int gpu_axis) {
+StmtP for_loop(const std::string& v, ExprP min, ExprP extent, LoopKind kind, StmtP body, int gpu_axis, Loc loc) {
   auto s = make_stmt(SK::for_);
   s->var = v;
   s->min = std::move(min);
   s->extent = std::move(extent);
   s->loop = kind;
   s->gpu_axis = gpu_axis;
+  s->loc = loc;
   s->body = {std::move(body)};
   return s;
 }

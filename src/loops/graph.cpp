@@ -1,6 +1,6 @@
 // Building the stage graph from L0: every implicit conversion of the L0 type rules becomes an
 // explicit cast, `&&` / `||` become lazy selects, dims and consts become constants.
-#include "lower/graph.h"
+#include "loops/graph.h"
 
 #include <functional>
 #include <map>

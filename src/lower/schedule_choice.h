@@ -18,7 +18,7 @@ struct ScheduleChoice {
   std::string description;  // "default", "none", "own", or the file
 };
 
-ScheduleChoice choose_schedule(const Program& p, const std::string& backend, const std::string& spec);
-lower::LoweredKernel lower_with(const Program& p, const std::string& backend, const ScheduleChoice& c);
+ScheduleChoice choose_schedule(const Program& p, const Target& target, const std::string& spec);
+lower::LoweredKernel lower_with(const Program& p, const Target& target, const ScheduleChoice& c);
 
 }  // namespace ekb

@@ -65,9 +65,6 @@ enum class MemScope { global, local, shared };
 const char* scope_name(MemScope s);
 const char* reduce_op_name(ReduceOp op);  // "sum", "prod", "max", "min"
 
-// What one GPU block may hold: CUDA and OpenCL devices guarantee these (a device profile may allow less).
-inline constexpr int64_t kGpuMaxThreadsPerBlock = 1024;
-inline constexpr int64_t kGpuMaxSharedBytes = 48 * 1024;
 
 struct Stmt;
 using StmtP = std::shared_ptr<const Stmt>;
@@ -94,6 +91,7 @@ struct Stmt {
   ExprP min, extent;
   LoopKind loop = LoopKind::serial;
   int gpu_axis = 0;  // 0 x, 1 y, 2 z for gpu loops
+  Loc loc;           // for: the schedule directive that marked it (none: a plain loop), for located errors
   // store
   std::string buffer;
   std::vector<ExprP> indices;
@@ -105,7 +103,7 @@ struct Stmt {
 };
 
 StmtP block(std::vector<StmtP> stmts);
-StmtP for_loop(const std::string& var, ExprP min, ExprP extent, LoopKind kind, StmtP body, int gpu_axis = 0);
+StmtP for_loop(const std::string& var, ExprP min, ExprP extent, LoopKind kind, StmtP body, int gpu_axis = 0, Loc loc = {});
 StmtP store(const std::string& buffer, std::vector<ExprP> indices, ExprP value);
 StmtP allocate(Buffer b, StmtP body);
 StmtP let(const std::string& var, ExprP value, StmtP body);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ir/program.h"
-#include "lower/loop_ir.h"
+#include "loops/loop_ir.h"
 
 namespace ekb::lower {
 

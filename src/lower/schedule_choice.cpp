@@ -1,5 +1,5 @@
 // Schedule selection for `ekb compile` and `ekb run`.
-#include "schedule/choice.h"
+#include "lower/schedule_choice.h"
 
 #include <fmt/format.h>
 
@@ -14,9 +14,9 @@ namespace ekb {
 
 namespace {
 
-void take_sections(ScheduleChoice& c, const std::string& backend) {
+void take_sections(ScheduleChoice& c, Backend backend) {
   for (const auto& s : c.holder->sections) {
-    if (s.backend != backend) continue;
+    if (s.backend != backend_name(backend)) continue;
     if (s.layer == Layer::schedule) c.schedule = &s;
     else c.memory = &s;
   }
@@ -24,11 +24,12 @@ void take_sections(ScheduleChoice& c, const std::string& backend) {
 
 }  // namespace
 
-ScheduleChoice choose_schedule(const Program& p, const std::string& backend, const std::string& spec) {
+ScheduleChoice choose_schedule(const Program& p, const Target& target, const std::string& spec) {
+  Backend backend = target.backend;
   ScheduleChoice c;
   c.source = p.source();
   bool own = false;
-  for (const auto& s : p.module->sections) own = own || s.backend == backend;
+  for (const auto& s : p.module->sections) own = own || s.backend == backend_name(backend);
   if (spec == "none") {
     c.description = "none";
     return c;
@@ -44,7 +45,7 @@ ScheduleChoice choose_schedule(const Program& p, const std::string& backend, con
   }
   std::string text, name;
   if (spec.empty() || spec == "default") {
-    text = default_schedule_text(p, backend);
+    text = default_schedule_text(p, target);
     name = fmt::format("default schedule of {}", p.name);
     c.description = "default";
   } else {
@@ -72,8 +73,8 @@ ScheduleChoice choose_schedule(const Program& p, const std::string& backend, con
   return c;
 }
 
-lower::LoweredKernel lower_with(const Program& p, const std::string& backend, const ScheduleChoice& c) {
-  return lower::lower_kernel(p, backend, c.schedule, c.memory, c.source);
+lower::LoweredKernel lower_with(const Program& p, const Target& target, const ScheduleChoice& c) {
+  return lower::lower_kernel(p, target, c.schedule, c.memory, c.source);
 }
 
 }  // namespace ekb

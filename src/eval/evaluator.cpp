@@ -1,0 +1,50 @@
+// One attempt, built and evaluated (evaluator.h).
+#include "eval/evaluator.h"
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+namespace ekb {
+
+EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks) {
+  EvalOptions eo;
+  eo.threads = dev.threads;
+  eo.memory_budget = dev.memory_budget;
+  eo.peak_gflops = peaks.gflops;
+  eo.peak_gbps = peaks.gbps;
+  if (dev.is_gpu()) eo.gpu = dev.gpu;
+  eo.backend = dev.backend;
+  eo.profile = dev.name;
+  return eo;
+}
+
+Evaluation evaluate_source(const Task& task, const CandidateSource& c, const DeviceProfile& dev, const EvalOptions& o) {
+  Evaluation e;
+  try {
+    e = evaluate(*task.program, c.source, c.cplusplus, baseline_source(*task.program, dev.target()), o);
+  } catch (const std::exception& ex) {
+    e.outcome = Outcome::internal;
+    e.message = ex.what();
+  }
+  return e;
+}
+
+AttemptRecord evaluate_submission(const Task& task, const Submission& s, const DeviceProfile& dev, const EvalOptions& o) {
+  AttemptRecord a;
+  a.task = s.task;
+  a.sample = s.sample;
+  a.candidate_path = s.path;
+  a.candidate_hash = fmt::format("{:016x}", XXH3_64bits(s.text.data(), s.text.size()));
+  try {
+    a.eval = evaluate_source(task, build_candidate(task, s, dev.target()), dev, o);
+  } catch (const CandidateRejected& r) {
+    a.eval.outcome = r.outcome;
+    a.eval.message = r.what();
+  } catch (const std::exception& ex) {
+    a.eval.outcome = Outcome::internal;
+    a.eval.message = ex.what();
+  }
+  return a;
+}
+
+}  // namespace ekb

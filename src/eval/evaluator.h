@@ -1,0 +1,26 @@
+// Evaluation as a library: one call from (task, submission, device profile, options) to a typed
+// attempt. The CLI's `ekb eval` and `ekb run`, the agent, and anything else that scores candidates
+// go through here, so every candidate is built, checked and timed the same way.
+#pragma once
+#include "eval/candidate.h"
+#include "harness/device_profiles.h"
+#include "harness/evaluate.h"
+#include "harness/peak_rates.h"
+#include "harness/results_store.h"
+
+namespace ekb {
+
+// The options a device profile implies: its threads, memory budget, GPU device, and the peak rates
+// that bound an honest time (none on GPU profiles).
+EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks);
+
+// Builds `s` for the profile's target and evaluates it against the task's baseline. Never throws for
+// anything the candidate does: a rejected or failing candidate is an attempt with its outcome;
+// `internal` when ekb itself failed.
+AttemptRecord evaluate_submission(const Task& task, const Submission& s, const DeviceProfile& dev, const EvalOptions& o);
+
+// The same for a source already built (the agent builds its programs itself): `source` against the
+// task's baseline for the profile's target.
+Evaluation evaluate_source(const Task& task, const CandidateSource& source, const DeviceProfile& dev, const EvalOptions& o);
+
+}  // namespace ekb

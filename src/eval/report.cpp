@@ -1,0 +1,57 @@
+// Report data (report.h).
+#include "eval/report.h"
+
+namespace ekb {
+
+std::vector<SampleOutcome> outcomes_of(const std::vector<AttemptRecord>& attempts) {
+  std::vector<SampleOutcome> out;
+  for (const auto& a : attempts) out.push_back({a.task, a.eval.outcome, a.eval.speedup, a.eval.speedup_lo, a.eval.noisy});
+  return out;
+}
+
+nlohmann::json attempt_json(const AttemptRecord& a) {
+  const Evaluation& e = a.eval;
+  return {{"task", a.task},
+          {"sample", a.sample},
+          {"candidate", a.candidate_path},
+          {"status", outcome_name(e.outcome)},
+          {"compiled", outcome_info(e.outcome).compiled},
+          {"candidate_fault", outcome_info(e.outcome).candidate_fault},
+          {"message", e.message},
+          {"speedup", e.speedup},
+          {"speedup_interval", {e.speedup_lo, e.speedup_hi}},
+          {"noisy", e.noisy},
+          {"candidate_ms", e.candidate.median},
+          {"baseline_ms", e.baseline.median},
+          {"rounds", e.candidate.ms.size()},
+          {"compile_ms", e.compile_ms},
+          {"memory_bytes", e.candidate_memory},
+          {"peak_rss_bytes", e.candidate_peak_rss}};
+}
+
+nlohmann::json metrics_json(const Metrics& m) {
+  return {{"tasks", m.tasks},
+          {"samples", m.samples},
+          {"compile_at_1", m.compile_at_k},
+          {"correct_at_1", m.correct_at_k},
+          {"fast", m.fast},
+          {"fast_significant", m.fast_significant},
+          {"geomean_speedup", m.geomean_speedup},
+          {"noisy", m.noisy},
+          {"failures", m.failures}};
+}
+
+nlohmann::json report_json(const RunInfo& run, const std::vector<AttemptRecord>& attempts, const std::vector<std::string>& problems) {
+  nlohmann::json j = metrics_json(compute_metrics(outcomes_of(attempts)));
+  j["run"] = run.id;
+  j["device"] = run.device;
+  j["backend"] = run.backend;
+  j["problems"] = problems;
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& a : attempts) list.push_back(attempt_json(a));
+  j["attempts"] = list;
+  j["environment"] = run.env;
+  return j;
+}
+
+}  // namespace ekb

@@ -1,0 +1,20 @@
+// A run's report as data: its attempts with their outcomes, times, speedups and intervals, the
+// metrics (metrics.h) and the environment it ran in. `ekb eval --json`, `ekb results --json` and the
+// main job print it; the text table is the CLI's (cli/eval_report.h).
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "harness/metrics.h"
+#include "harness/results_store.h"
+
+namespace ekb {
+
+std::vector<SampleOutcome> outcomes_of(const std::vector<AttemptRecord>& attempts);
+nlohmann::json attempt_json(const AttemptRecord& a);
+nlohmann::json metrics_json(const Metrics& m);
+nlohmann::json report_json(const RunInfo& run, const std::vector<AttemptRecord>& attempts, const std::vector<std::string>& problems);
+
+}  // namespace ekb

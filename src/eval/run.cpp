@@ -1,0 +1,78 @@
+// Runs over submission sets (run.h).
+#include "eval/run.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "eval/evaluator.h"
+#include "harness/gpu_probe.h"
+#include "runtime/cpu/c_compiler.h"
+#include "util/progress.h"
+
+#ifndef EKB_GIT_COMMIT
+#define EKB_GIT_COMMIT "unknown"
+#endif
+
+namespace ekb {
+
+const char* ekb_commit() { return EKB_GIT_COMMIT; }
+
+PeakRates prepare_device(ResultsStore& store, const DeviceProfile& dev, nlohmann::json* environment) {
+  HostFacts h = host_facts();
+  Target target = dev.target();
+  nlohmann::json env = {{"cpu", h.cpu_model},
+                        {"cores", h.cpus},
+                        {"host", h.host_name},
+                        {"ekb_commit", ekb_commit()},
+                        {"target", target.describe()},
+                        {"device", {{"name", dev.name}, {"threads", dev.threads}, {"memory_budget", dev.memory_budget}}}};
+  PeakRates peaks{};
+  if (dev.is_gpu()) {
+    // The device must be here (asked of a GPU worker); the roofline check needs CPU-measured peaks
+    // and is not applied on GPU profiles.
+    GpuProbe probe = probe_gpu(dev);
+    if (!probe.ok) throw std::runtime_error(fmt::format("device profile `{}`: its device is not available here: {}", dev.name, probe.why));
+    env["compiler"] = probe.compiler;
+    env["gpu"] = probe.device;
+    env["device"]["max_threads_per_block"] = dev.gpu.max_threads_per_block;
+    env["device"]["shared_memory_per_block"] = dev.gpu.shared_memory_per_block;
+  } else {
+    env["compiler"] = make_default_c_compiler()->name();
+    env["isa"] = isa_name(target.isa);
+    if (!store.peaks(machine_id(), dev.name))
+      std::cerr << fmt::format("ekb: measuring this machine's peak rates for device `{}` (once; stored in the results store)...\n",
+                               dev.name);
+    peaks = peak_rates(store, dev);
+  }
+  env["peak_gflops"] = peaks.gflops;
+  env["peak_gbps"] = peaks.gbps;
+  if (environment) *environment = env;
+  return peaks;
+}
+
+RunInfo evaluate_run(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
+                     ResultsStore& store) {
+  nlohmann::json env;
+  PeakRates peaks = prepare_device(store, dev, &env);
+  RunInfo run = store.open_run(key.dump(), backend_name(dev.backend), dev.name, env);
+  EvalOptions eo = eval_options(dev, peaks);
+  Progress progress("eval", subs.items.size());
+  size_t failures = 0;
+  for (const auto& s : subs.items) {
+    std::string label = fmt::format("{} sample {}", s.task, s.sample);
+    if (store.has_attempt(run.id, s.task, s.sample)) {
+      progress.step(label + " (stored)", failures);
+      continue;
+    }
+    AttemptRecord a = evaluate_submission(*suite.find(s.task), s, dev, eo);
+    failures += !a.eval.correct();
+    store.add_attempt(run.id, a);
+    progress.step(label + ": " + outcome_name(a.eval.outcome), failures);
+  }
+  progress.finish();
+  store.finish_run(run.id);
+  return *store.run(run.id);
+}
+
+}  // namespace ekb
