@@ -11,7 +11,10 @@
 #include <thread>
 
 #include "cli/candidate_source.h"
+#include "agent/main_job.h"
 #include "cli/commands.h"
+#include "cli/eval_report.h"
+#include "eval/report.h"
 #include "codegen/c_printer.h"
 #include "harness/compare.h"
 #include "interp/reference.h"
@@ -23,29 +26,55 @@ namespace ekb::cli {
 
 namespace {
 
-// The main job: the first task of every category (or every task matching a glob), its default
-// schedule as the candidate. Correct@1 must be 100%, and the speedups (the same code timed against
-// itself) show how repeatable the timing is on this machine.
-void run_main_job(const Globals& g, const DeviceProfile& dev, const std::string& db, const std::string& tasks, bool json) {
+// The main job (agent/main_job.h): LEKA's search on one task per category (or every task matching a
+// glob), then the programs it found re-scored through `ekb eval`'s protocol; per task the baseline's
+// and the tuned program's times, the speedup with its interval, then the metrics.
+void run_main_job(const Globals& g, const DeviceProfile& dev, const std::string& db, const std::string& tasks_glob, int budget,
+                  double time_limit, const std::string& out, bool json) {
   Suite suite = g.load_suite();
-  SubmissionSet subs;
-  std::set<std::string> categories;
-  nlohmann::json key = {{"command", "run"}, {"device", dev.name}};
-  for (const auto& t : suite.tasks()) {
-    bool chosen = tasks.empty() ? categories.insert(t.category).second : fnmatch(tasks.c_str(), t.name.c_str(), 0) == 0;
-    if (!chosen) continue;
-    subs.items.push_back({t.name, t.file.string(), SourceKind::ekb, 0, t.text});
-    key["tasks"].push_back(t.name);
+  std::vector<const Task*> tasks = tasks_glob.empty() ? agent::one_task_per_category(suite) : select_tasks(suite, tasks_glob, "");
+  agent::MainJobOptions mo;
+  mo.agent.search.budget = budget;
+  mo.agent.search.time_limit_s = time_limit;
+  mo.agent.out_dir = out;
+  nlohmann::json key = {{"command", "run"}, {"device", dev.name}, {"budget", budget}, {"time_limit", time_limit},
+                        {"out", std::filesystem::absolute(out).lexically_normal().string()}};
+  for (const Task* t : tasks) key["tasks"].push_back(t->name);
+  std::ostream& log = json ? std::cerr : std::cout;
+  log << fmt::format("ekb main job: LEKA's search ({} measurements or {:.0f} s per task) on {} tasks ({}) for device `{}` ({}), "
+                     "then the programs it found (in {}) re-scored through `ekb eval`'s protocol; results in {}.\n\n",
+                     budget, time_limit, tasks.size(), tasks_glob.empty() ? "one per category" : "matching `" + tasks_glob + "`",
+                     dev.name, dev.target().describe(), out, db);
+  ResultsStore store(db);
+  size_t done = 0;
+  agent::MainJobResult r = agent::run_main_job(suite, tasks, dev, mo, store, key, [&](const agent::TaskOutcome& t) {
+    ++done;
+    const Evaluation& e = t.best.eval;
+    log << fmt::format("  search [{:>2}/{}] {:<44} {:>3} steps  {}\n", done, tasks.size(), t.task, t.steps,
+                       e.correct() ? fmt::format("{:.2f}x in the search", e.speedup) : outcome_name(e.outcome));
+  });
+  if (json) {
+    nlohmann::json j = report_json(r.eval_run, r.rescored, {});
+    j["agent_run"] = r.agent_run.id;
+    for (const auto& t : r.searched)
+      j["search"].push_back({{"task", t.task}, {"steps", t.steps}, {"stopped", t.stopped}, {"search_speedup", t.best.eval.speedup}});
+    std::cout << j.dump(2) << "\n";
+    return;
   }
-  if (subs.items.empty()) throw std::runtime_error(fmt::format("no suite task matches `{}` (`ekb list` shows them)", tasks));
-  (json ? std::cerr : std::cout)
-      << fmt::format("ekb main job: {} tasks ({}), each task's default schedule evaluated as a candidate against its baseline "
-                     "on device `{}` ({} threads), stored in {}.\n"
-                     "Candidate and baseline are the same code here: Correct@1 should be 100% and the speedups near 1.0 "
-                     "(their spread is the timing's repeatability on this machine).\n\n",
-                     subs.items.size(), tasks.empty() ? "one per category" : "matching `" + tasks + "`", dev.name, dev.threads,
-                     db);
-  run_evaluation(suite, subs, key, dev, db, json);
+  std::cout << fmt::format("\nre-scored (run {}; the search is run {}: `ekb trajectory {} TASK` shows a task's path):\n",
+                           r.eval_run.id, r.agent_run.id, r.agent_run.id);
+  std::cout << fmt::format("  {:<44} {:<14} {:>12} {:>12}  {:<24} {}\n", "task", "category", "baseline ms", "tuned ms",
+                           "speedup [95% interval]", "status");
+  for (const auto& a : r.rescored) {
+    const Task* t = suite.find(a.task);
+    const Evaluation& e = a.eval;
+    std::cout << fmt::format("  {:<44} {:<14} {:>12} {:>12}  {:<24} {}\n", a.task, t ? t->category : "",
+                             e.correct() ? fmt::format("{:.4f}", e.baseline.median) : "-",
+                             e.correct() ? fmt::format("{:.4f}", e.candidate.median) : "-",
+                             e.correct() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", e.speedup, e.speedup_lo, e.speedup_hi) : "-",
+                             std::string(outcome_name(e.outcome)) + (e.noisy ? " noisy" : ""));
+  }
+  print_metrics(r.rescored);
 }
 
 }  // namespace
@@ -57,14 +86,16 @@ void register_run(CLI::App& app, Globals& g) {
     std::string target, backend, schedule, task;
     uint64_t seed = 1;
     int threads = 0;
-    std::string device, db = default_db(), tasks;
+    std::string device, db = default_db(), tasks, out = "ekb_tuned";
+    int budget = 16;
+    double time_limit = 25;
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("FILE|TASK", o->target,
-                  "an .ekb file, a suite task, or a raw .c / .cpp submission; without it, the main job: one task of every "
-                  "category, each task's default schedule evaluated end to end as a candidate (sandboxed workers, checks, "
-                  "interleaved timing against the baseline, the results store)");
+                  "an .ekb file, a suite task, or a raw .c / .cpp submission; without it, the main job: LEKA's search on one "
+                  "task of every category, then the programs it found re-scored end to end (sandboxed workers, checks, "
+                  "interleaved timing against the baseline, the speedup's interval, the results store)");
   cmd->add_option("--device", o->device,
                   "the device profile (`ekb devices`; default: host for cpu, h200-cuda for cuda, opencl-any for opencl); "
                   "its backend is the default backend")
@@ -74,6 +105,13 @@ void register_run(CLI::App& app, Globals& g) {
                                        "of one per category")
       ->option_text("GLOB");
   cmd->add_flag("--json", o->json, "the main job's report as one JSON object (as `ekb eval --json`)");
+  cmd->add_option("--budget", o->budget, "the main job: measurements per task for the search (default 16)")
+      ->option_text("N")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--time-limit", o->time_limit, "the main job: wall seconds of search per task (default 25)")
+      ->option_text("S")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--out", o->out, "the main job: where the tuned programs go (default ./ekb_tuned)")->option_text("DIR");
   cmd->add_option("--task", o->task, "the task a raw source implements (default: its file name up to the first dot)")
       ->option_text("TASK");
   cmd->add_option("--backend", o->backend, "cpu, cuda or opencl (default: the device profile's; cpu)")->option_text("B");
@@ -86,7 +124,7 @@ void register_run(CLI::App& app, Globals& g) {
   cmd->callback([o, &g] {
     DeviceProfile dev = device_for(o->device, o->backend);
     if (o->target.empty()) {
-      run_main_job(g, dev, o->db, o->tasks, o->json);
+      run_main_job(g, dev, o->db, o->tasks, o->budget, o->time_limit, o->out, o->json);
       return;
     }
     std::unique_ptr<Suite> suite;

@@ -45,6 +45,10 @@ void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohman
 std::string default_db();  // $EKB_DB, else ./ekb_results.db
 std::string hash_hex(const std::string& text);  // XXH3 as 16 hex digits
 void register_results(CLI::App& app, Globals& g);
+void register_agent(CLI::App& app, Globals& g);
+void register_trajectory(CLI::App& app, Globals& g);
+// The tasks matching `glob`, else those of `subset` (default: the agent subset).
+std::vector<const Task*> select_tasks(const Suite& suite, const std::string& glob, const std::string& subset);
 void register_devices(CLI::App& app, Globals& g);
 
 }  // namespace ekb::cli

@@ -27,6 +27,10 @@ void print_report(const RunInfo& run, const std::vector<AttemptRecord>& attempts
     if (!timed && !e.message.empty()) std::cout << "      " << e.message.substr(0, 300) << "\n";
   }
   for (const auto& p : problems) std::cout << "  problem: " << p << "\n";
+  print_metrics(attempts);
+}
+
+void print_metrics(const std::vector<AttemptRecord>& attempts) {
   Metrics m = compute_metrics(outcomes_of(attempts));
   std::cout << fmt::format("\n{} tasks, {} samples: Compile@1 {:.1f}%  Correct@1 {:.1f}%  geomean speedup {:.3f}x (correct samples)\n",
                            m.tasks, m.samples, 100 * m.compile_at_k, 100 * m.correct_at_k, m.geomean_speedup);

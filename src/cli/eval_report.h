@@ -10,5 +10,7 @@
 namespace ekb::cli {
 
 void print_report(const RunInfo& run, const std::vector<AttemptRecord>& attempts, const std::vector<std::string>& problems);
+// The metrics lines alone (Compile@1, Correct@1, geomean, Fast@p strict and significant, failures).
+void print_metrics(const std::vector<AttemptRecord>& attempts);
 
 }  // namespace ekb::cli

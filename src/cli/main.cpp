@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
   ekb::cli::register_eval(app, g);
   ekb::cli::register_results(app, g);
   ekb::cli::register_devices(app, g);
+  ekb::cli::register_agent(app, g);
+  ekb::cli::register_trajectory(app, g);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -53,6 +53,24 @@ double ops(const Expr& e, const StageInfo& st) {
   return 0;
 }
 
+bool has_access(const Expr& e) {
+  if (e.kind == ExprKind::access) return true;
+  for (const auto& a : e.args)
+    if (has_access(*a)) return true;
+  return false;
+}
+
+// How `tensor` is read in `e`: `direct` when some read has only data-independent indices, `gathered`
+// when some read has an index computed from data (`Table[Ids[n], j]`).
+void classify_reads(const Expr& e, int tensor, bool& direct, bool& gathered) {
+  if (e.kind == ExprKind::access && e.id == tensor) {
+    bool data_index = false;
+    for (const auto& i : e.args) data_index = data_index || has_access(*i);
+    (data_index ? gathered : direct) = true;
+  }
+  for (const auto& a : e.args) classify_reads(*a, tensor, direct, gathered);
+}
+
 }  // namespace
 
 Figures compute_figures(const Program& p) {
@@ -63,7 +81,15 @@ Figures compute_figures(const Program& p) {
     for (int v = 0; v < st.n_lhs; ++v) points *= static_cast<double>(st.vars[v].extent);
     f.flops += points * ops(*st.body, st);
   }
-  for (int t : p.inputs) f.bytes += p.tensors[t].elements() * dtype_bytes(p.tensors[t].dtype);
+  // An input read only through data-dependent indices (a gather, an embedding lookup) need not be
+  // read whole: the indices may name the same row every time. It counts nothing, so that the bound
+  // stays a true lower bound.
+  for (int t : p.inputs) {
+    bool direct = false, gathered = false;
+    for (const auto& st : p.stages) classify_reads(*st.body, t, direct, gathered);
+    if (gathered && !direct) continue;
+    f.bytes += p.tensors[t].elements() * dtype_bytes(p.tensors[t].dtype);
+  }
   for (int t : p.outputs) f.bytes += p.tensors[t].elements() * dtype_bytes(p.tensors[t].dtype);
   return f;
 }

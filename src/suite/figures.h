@@ -1,5 +1,6 @@
 // Work figures computed from L0, never typed by hand: the arithmetic operation count ("flops") and
-// the minimum bytes a kernel must move (each input read once, each output written once).
+// the minimum bytes a kernel must move (each input read once, each output written once; an input
+// read only through data-dependent indices counts nothing: a gather may read one row many times).
 #pragma once
 #include <cstdint>
 

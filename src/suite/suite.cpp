@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <sstream>
 
 #include "ir/check.h"
 #include "ir/parser.h"
@@ -145,8 +146,51 @@ Suite Suite::load(const std::filesystem::path& dir) {
       s.tasks_.push_back(std::move(t));
     }
   }
+  // Subsets: subsets/NAME.txt, one task name per line (`#` starts a comment); every name must be a task.
+  std::vector<std::filesystem::path> subset_files;
+  if (std::filesystem::is_directory(dir / "subsets", ec))
+    for (const auto& e : std::filesystem::directory_iterator(dir / "subsets"))
+      if (e.is_regular_file() && e.path().extension() == ".txt") subset_files.push_back(e.path());
+  std::sort(subset_files.begin(), subset_files.end());
+  for (const auto& f : subset_files) {
+    SourcePtr src = read_source_file(f.string());
+    std::vector<std::string> names;
+    int line_no = 0;
+    std::istringstream in(src->text);
+    for (std::string line; std::getline(in, line);) {
+      ++line_no;
+      std::string name = line.substr(0, line.find('#'));
+      name.erase(0, name.find_first_not_of(" \t\r"));
+      name.erase(name.find_last_not_of(" \t\r") + 1);
+      if (name.empty()) continue;
+      Loc loc{line_no, static_cast<int>(line.find(name)) + 1, static_cast<int>(name.size())};
+      if (!seen.count(name))
+        diags.error(src, loc, fmt::format("subset `{}` names `{}`, which is not a task of the suite", f.stem().string(), name),
+                    "list task names as `ekb list` prints them");
+      else if (std::find(names.begin(), names.end(), name) != names.end())
+        diags.error(src, loc, fmt::format("`{}` is listed twice", name), "list each task once");
+      else names.push_back(name);
+    }
+    s.subsets_.push_back({f.stem().string(), std::move(names)});
+  }
   if (diags.has_errors()) throw DiagnosticError(std::move(diags));
   return s;
+}
+
+std::vector<const Task*> Suite::subset(const std::string& name) const {
+  for (const auto& [n, names] : subsets_)
+    if (n == name) {
+      std::vector<const Task*> out;
+      for (const auto& t : names) out.push_back(find(t));
+      return out;
+    }
+  throw std::runtime_error(fmt::format("the suite has no subset `{}` (subsets: {})", name, fmt::join(subset_names(), ", ")));
+}
+
+std::vector<std::string> Suite::subset_names() const {
+  std::vector<std::string> v;
+  for (const auto& [n, names] : subsets_) v.push_back(n);
+  return v;
 }
 
 const Task* Suite::find(const std::string& name) const {

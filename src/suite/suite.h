@@ -1,10 +1,12 @@
 // The task catalog: every .ekb file under the suite directory, each either one task (its kernel) or
 // a pattern with a `workloads` table that instantiates one task per workload. A task's text is the
-// canonical kernel a model is given (dims filled in); its program is that text, checked.
+// canonical kernel a model is given (dims filled in); its program is that text, checked. Named
+// subsets of the tasks (the agent subset) are declared in subsets/NAME.txt, one task per line.
 #pragma once
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/program.h"
@@ -28,10 +30,15 @@ class Suite {
   const std::vector<Task>& tasks() const { return tasks_; }
   const Task* find(const std::string& name) const;
   const std::filesystem::path& dir() const { return dir_; }
+  // The tasks of subset `name` (subsets/NAME.txt), in the file's order; throws naming the subsets
+  // there are when there is no such subset.
+  std::vector<const Task*> subset(const std::string& name) const;
+  std::vector<std::string> subset_names() const;
 
  private:
   std::filesystem::path dir_;
   std::vector<Task> tasks_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> subsets_;
 };
 
 // Expands one suite file, already read into `src` (named as diagnostics should call it), into its

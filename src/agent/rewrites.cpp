@@ -1,0 +1,178 @@
+// L0, the compute layer (actions.h): rewrites of the kernel that keep its interface (the same inputs
+// and outputs; the harness checks every result against the task's reference). The catalogue:
+//  - reciprocal: `a / d`, where the divisor d does not vary along the stage's innermost variable
+//    (a row's sum, a norm), becomes `a * r` with a new stage r = 1 / d computed once per row: one
+//    division per row instead of one per element;
+//  - constant divisor: `a / c` with c constant becomes `a * (1.0 / c)` (a compiler may not do it
+//    for c not a power of two: the result differs in the last bit);
+// After a rewrite the stages are new: the program restarts from the default schedule of its L0.
+#include <fmt/format.h>
+
+#include <functional>
+#include <set>
+
+#include "agent/action_util.h"
+#include "agent/cpu_actions.h"
+#include "ir/check.h"
+#include "ir/printer.h"
+#include "schedule/default_schedule.h"
+
+namespace ekb::agent::detail {
+
+namespace {
+
+enum class Rewrite { reciprocal, constant_divisor };
+
+bool is_constant_expr(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::int_lit: case ExprKind::float_lit: return true;
+    case ExprKind::name: return e.ref == NameRef::dim || e.ref == NameRef::constant;
+    case ExprKind::unary: case ExprKind::binary:
+      for (const auto& a : e.args)
+        if (!is_constant_expr(*a)) return false;
+      return true;
+    default: return false;
+  }
+}
+
+void index_vars(const Expr& e, std::set<std::string>& out, bool& reduction_var) {
+  if (e.kind == ExprKind::name && e.ref == NameRef::index_var) out.insert(e.text);
+  if (e.kind == ExprKind::reduce) reduction_var = true;
+  for (const auto& a : e.args) index_vars(*a, out, reduction_var);
+}
+
+// The division nodes of a stage's body, in a fixed order, that rewrite `r` applies to.
+void sites(Expr& e, const StageStmt& st, Rewrite r, std::vector<Expr*>& out, bool in_reduction) {
+  for (auto& a : e.args) sites(*a, st, r, out, in_reduction || e.kind == ExprKind::reduce);
+  if (e.kind != ExprKind::binary || e.binop != BinOp::div || !is_float(e.type)) return;
+  const Expr& d = *e.args[1];
+  if (r == Rewrite::constant_divisor) {
+    if (is_constant_expr(d) && d.kind != ExprKind::float_lit && d.kind != ExprKind::int_lit) out.push_back(&e);
+    else if ((d.kind == ExprKind::float_lit || d.kind == ExprKind::int_lit) && d.text != "1" && d.text != "1.0" && d.text != "2" &&
+             d.text != "2.0" && d.text != "4" && d.text != "4.0")
+      out.push_back(&e);
+    return;
+  }
+  if (in_reduction || is_constant_expr(d) || st.lhs.empty()) return;
+  std::set<std::string> vars;
+  bool reduction = false;
+  index_vars(d, vars, reduction);
+  if (reduction || vars.count(st.lhs.back().name)) return;  // not invariant along the innermost loop
+  for (const auto& v : vars) {
+    bool lhs = false;
+    for (const auto& l : st.lhs) lhs = lhs || l.name == v;
+    if (!lhs) return;
+  }
+  out.push_back(&e);
+}
+
+ExprPtr name_expr(const std::string& n) {
+  auto e = std::make_unique<Expr>(ExprKind::name, Loc{});
+  e->text = n;
+  return e;
+}
+
+ExprPtr literal(const std::string& text, ExprKind k) {
+  auto e = std::make_unique<Expr>(k, Loc{});
+  e->text = text;
+  return e;
+}
+
+// Applies rewrite `r` at the `which`-th site of stage `stage` of `kernel_text`; the new kernel text.
+std::optional<std::string> apply(const std::string& kernel_text, Rewrite r, int stage, size_t which,
+                                 const std::set<std::string>& used, std::string* what, std::string* new_stage) {
+  auto p = load_program(std::make_shared<SourceFile>("rewrite.ekb", kernel_text));
+  Kernel& k = *p->module->kernel;
+  int si = -1;
+  for (size_t i = 0; i < k.stmts.size(); ++i) {
+    auto* st = std::get_if<StageStmt>(&k.stmts[i].node);
+    if (!st || ++si != stage) continue;
+    std::vector<Expr*> found;
+    sites(*st->rhs, *st, r, found, false);
+    if (which >= found.size()) return std::nullopt;
+    Expr& div = *found[which];
+    div.binop = BinOp::mul;
+    if (r == Rewrite::constant_divisor) {
+      auto inv = std::make_unique<Expr>(ExprKind::binary, Loc{});
+      inv->binop = BinOp::div;
+      inv->args.push_back(literal("1.0", ExprKind::float_lit));
+      inv->args.push_back(std::move(div.args[1]));
+      div.args[1] = std::move(inv);
+      *what = fmt::format("{}: a division by a constant as a multiplication by its reciprocal", st->name);
+    } else {
+      std::set<std::string> vars;
+      bool red = false;
+      index_vars(*div.args[1], vars, red);
+      std::string name = st->name + "_rcp";
+      for (int n = 2; used.count(name); ++n) name = fmt::format("{}_rcp{}", st->name, n);
+      StageStmt rs;
+      rs.name = name;
+      rs.bracketed = !vars.empty();
+      auto access = std::make_unique<Expr>(ExprKind::access, Loc{});
+      access->text = name;
+      const StageInfo& info = p->stages[static_cast<size_t>(stage)];
+      for (const auto& l : st->lhs) {
+        if (!vars.count(l.name)) continue;
+        int64_t extent = 0;
+        for (const auto& v : info.vars)
+          if (v.name == l.name) extent = v.extent;
+        rs.lhs.push_back({l.name, Loc{}, literal(std::to_string(extent), ExprKind::int_lit)});
+        access->args.push_back(name_expr(l.name));
+      }
+      auto inv = std::make_unique<Expr>(ExprKind::binary, Loc{});
+      inv->binop = BinOp::div;
+      inv->args.push_back(literal("1.0", ExprKind::float_lit));
+      inv->args.push_back(std::move(div.args[1]));
+      rs.rhs = std::move(inv);
+      *new_stage = name;
+      div.args[1] = vars.empty() ? name_expr(name) : std::move(access);
+      *what = fmt::format("{}: the divisor `{}` as a reciprocal stage `{}`, once per row", st->name, print_expr(*rs.rhs->args[1]), name);
+      KernelStmt ks;
+      ks.node = std::move(rs);
+      k.stmts.insert(k.stmts.begin() + static_cast<long>(i), std::move(ks));
+    }
+    KernelPrintOptions o;
+    o.comments = false;
+    return print_kernel(k, o);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void compute_actions(const AgentProgram& p, const Analysis& a, const Target& t, std::vector<Action>& out) {
+  std::set<std::string> used;
+  for (const auto& x : a.program->tensors) used.insert(x.name);
+  for (Rewrite r : {Rewrite::reciprocal, Rewrite::constant_divisor}) {
+    // Count the sites on a fresh copy (the analysis's program is shared and must stay as it is).
+    auto fresh = load_program(std::make_shared<SourceFile>("rewrite.ekb", p.kernel));
+    int si = -1;
+    for (auto& ks : fresh->module->kernel->stmts) {
+      auto* st = std::get_if<StageStmt>(&ks.node);
+      if (!st) continue;
+      ++si;
+      std::vector<Expr*> found;
+      sites(*st->rhs, *st, r, found, false);
+      for (size_t w = 0; w < found.size(); ++w) {
+        std::string what, new_stage;
+        std::optional<std::string> text;
+        try {
+          text = apply(p.kernel, r, si, w, used, &what, &new_stage);
+        } catch (const std::exception&) {
+          continue;  // a rewrite that does not check is not a candidate
+        }
+        if (!text) continue;
+        try {
+          auto np = load_program(std::make_shared<SourceFile>("rewrite.ekb", *text));
+          AgentProgram q = program_from(*text, default_schedule_text(*np, t), p.backend);
+          // The reciprocal is computed once per row: its own loops, never inlined back into every element.
+          if (!new_stage.empty()) drop_directives(q, new_stage, true, "inline");
+          out.push_back({AgentLayer::compute, what, std::move(q), r == Rewrite::reciprocal ? "reciprocal" : "constant divisor"});
+        } catch (const std::exception&) {
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ekb::agent::detail

@@ -1,0 +1,196 @@
+// The search policy's loop (search.h).
+#include "agent/search.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+namespace ekb::agent {
+
+namespace {
+
+// Rounds without a gain before a layer hands over to the next.
+constexpr int kPatience = 2;
+
+struct Measured {
+  AgentProgram program;
+  Evaluation eval;
+  int step = 0;
+};
+
+class Loop {
+ public:
+  Loop(const Target& t, Measurer& m, const SearchOptions& o, StepLog* log, const std::function<void(const Step&)>& progress)
+      : t_(t), m_(m), o_(o), log_(log), progress_(progress), model_(t), start_(std::chrono::steady_clock::now()) {}
+
+  SearchResult run(const AgentProgram& start) {
+    auto a = analyze(start, t_, &err_);
+    if (!a) throw std::runtime_error("the starting program does not lower: " + err_);
+    predict_and_measure(start, *a, AgentLayer::schedule, "start: the default schedule");
+    if (r_.best_eval.outcome != Outcome::ok) {
+      r_.stopped = "the starting program failed: " + std::string(outcome_name(r_.best_eval.outcome));
+      return finish();
+    }
+    std::vector<AgentLayer> first = {AgentLayer::schedule, AgentLayer::memory};
+    if (o_.compute_layer) first.insert(first.begin(), AgentLayer::compute);
+    bool gained = run_layers(first);
+    for (int c = 0; c < o_.max_cycles && gained && !out_of_budget(); ++c)
+      gained = run_layers({AgentLayer::schedule, AgentLayer::memory});
+    if (r_.stopped.empty()) r_.stopped = out_of_budget() ? stop_reason() : "converged";
+    return finish();
+  }
+
+ private:
+  const Target& t_;
+  Measurer& m_;
+  SearchOptions o_;
+  StepLog* log_;
+  std::function<void(const Step&)> progress_;
+  CostModel model_;
+  std::chrono::steady_clock::time_point start_;
+  std::string err_;
+  SearchResult r_;
+  std::vector<Measured> measured_;  // every measured program, in order
+  std::set<uint64_t> seen_;         // programs measured or found illegal
+
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  bool out_of_time() const { return o_.time_limit_s > 0 && elapsed() >= o_.time_limit_s; }
+  bool out_of_budget() const { return r_.measured >= o_.budget || out_of_time(); }
+  std::string stop_reason() const { return r_.measured >= o_.budget ? "budget" : "time limit"; }
+
+  SearchResult finish() {
+    if (r_.stopped.empty()) r_.stopped = stop_reason();
+    return r_;
+  }
+
+  double best_speedup() const { return r_.best_eval.correct() ? r_.best_eval.speedup : 0; }
+
+  // Measures `p` (or replays its stored measurement) as the next step.
+  void predict_and_measure(const AgentProgram& p, const Analysis& a, AgentLayer layer, const std::string& action) {
+    CostTerms terms = cost_terms(a.kernel, t_);
+    Step s;
+    s.index = static_cast<int>(r_.steps.size());
+    s.layer = layer;
+    s.action = action;
+    s.program = p;
+    s.predicted_ms = model_.combine(terms) * 1e-6;
+    std::optional<Step> old = log_ ? log_->stored(s.index) : std::nullopt;
+    if (old && old->program.hash() == p.hash()) {
+      s.eval = old->eval;
+    } else {
+      if (old) log_->forget_from(s.index);
+      s.eval = m_.measure(p);
+    }
+    ++r_.measured;
+    seen_.insert(p.hash());
+    if (s.eval.correct()) {
+      model_.observe(terms, s.eval.candidate.median);
+      model_.refit();
+      if (s.eval.speedup > best_speedup()) {
+        s.accepted = true;
+        r_.best = p;
+        r_.best_eval = s.eval;
+      }
+      measured_.push_back({p, s.eval, s.index});
+    } else if (s.index == 0) {
+      r_.best = p;
+      r_.best_eval = s.eval;
+    }
+    if (log_ && !(old && old->program.hash() == p.hash())) log_->record(s);
+    r_.steps.push_back(s);
+    if (progress_) progress_(s);
+  }
+
+  // The beam: the best measured correct programs, best first.
+  std::vector<const Measured*> beam() const {
+    std::vector<const Measured*> v;
+    for (const auto& m : measured_) v.push_back(&m);
+    std::stable_sort(v.begin(), v.end(), [](const Measured* a, const Measured* b) { return a->eval.speedup > b->eval.speedup; });
+    if (static_cast<int>(v.size()) > o_.beam) v.resize(static_cast<size_t>(o_.beam));
+    return v;
+  }
+
+  struct Ranked {
+    Action action;
+    Analysis analysis;
+    double predicted;
+  };
+
+  // One layer's rounds until it stops gaining, its share of the budget is spent (`slice`
+  // measurements), or the budget ends; true when it gained.
+  bool run_layer(AgentLayer layer, int slice) {
+    bool gained = false;
+    int stalled = 0;
+    int until = r_.measured + slice;
+    while (!out_of_budget() && r_.measured < until) {
+      double before = best_speedup();
+      std::vector<Ranked> ranked;
+      for (const Measured* b : beam()) {
+        auto a = analyze(b->program, t_, &err_);
+        if (!a) continue;
+        for (auto& act : enumerate_actions(b->program, *a, layer, t_)) {
+          uint64_t h = act.program.hash();
+          if (!seen_.insert(h).second) continue;
+          auto ca = analyze(act.program, t_, &err_);
+          if (!ca) {
+            ++r_.illegal;
+            continue;
+          }
+          ++r_.candidates;
+          double pred = model_.predict(ca->kernel);
+          ranked.push_back({std::move(act), std::move(*ca), pred});
+        }
+      }
+      if (ranked.empty()) break;
+      std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& x, const Ranked& y) { return x.predicted < y.predicted; });
+      // The round: the best-ranked candidate of each kind of revision first (the model is only a
+      // guide, and a kind it misjudges would otherwise never be measured), then the best of the rest.
+      std::vector<size_t> pick;
+      std::set<std::string> kinds;
+      for (size_t i = 0; i < ranked.size() && pick.size() < static_cast<size_t>(o_.per_round); ++i)
+        if (kinds.insert(ranked[i].action.family).second) pick.push_back(i);
+      for (size_t i = 0; i < ranked.size() && pick.size() < static_cast<size_t>(o_.per_round); ++i)
+        if (std::find(pick.begin(), pick.end(), i) == pick.end()) pick.push_back(i);
+      std::sort(pick.begin(), pick.end());
+      std::set<size_t> measured;
+      for (size_t i : pick) {
+        if (out_of_budget() || r_.measured >= until) break;
+        predict_and_measure(ranked[i].action.program, ranked[i].analysis, ranked[i].action.layer, ranked[i].action.name);
+        measured.insert(i);
+      }
+      // Unmeasured candidates may be generated again from another beam later: let them come back.
+      for (size_t i = 0; i < ranked.size(); ++i)
+        if (!measured.count(i)) seen_.erase(ranked[i].action.program.hash());
+      bool round_gained = best_speedup() > before * (1 + o_.min_gain);
+      gained = gained || round_gained;
+      stalled = round_gained ? 0 : stalled + 1;
+      if (stalled >= kPatience) break;
+    }
+    return gained;
+  }
+
+  // Each layer gets an equal share of what is left of the budget (a layer that stalls early leaves
+  // its share to the next).
+  bool run_layers(const std::vector<AgentLayer>& layers) {
+    bool gained = false;
+    for (size_t i = 0; i < layers.size(); ++i) {
+      if (out_of_budget()) break;
+      int left = o_.budget - r_.measured;
+      int slice = std::max(o_.per_round, left / static_cast<int>(layers.size() - i));
+      gained = run_layer(layers[i], slice) || gained;
+    }
+    return gained;
+  }
+};
+
+}  // namespace
+
+SearchResult search(const AgentProgram& start, const Target& target, Measurer& m, const SearchOptions& o, StepLog* log,
+                    const std::function<void(const Step&)>& progress) {
+  return Loop(target, m, o, log, progress).run(start);
+}
+
+}  // namespace ekb::agent

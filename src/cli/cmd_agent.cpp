@@ -1,0 +1,155 @@
+// `ekb agent`: LEKA on a set of tasks (the agent subset by default), writing the best program per task
+// into a submission directory; `ekb trajectory RUN TASK`: the optimization path a run stored.
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "agent/agent_run.h"
+#include "agent/trajectory.h"
+#include "cli/commands.h"
+#include "harness/results_store.h"
+
+namespace ekb::cli {
+
+std::vector<const Task*> select_tasks(const Suite& suite, const std::string& glob, const std::string& subset) {
+  std::vector<const Task*> out;
+  if (!glob.empty() && !subset.empty()) throw std::runtime_error("give --tasks or --subset, not both");
+  if (glob.empty()) return suite.subset(subset.empty() ? "agent" : subset);
+  for (const auto& t : suite.tasks())
+    if (fnmatch(glob.c_str(), t.name.c_str(), 0) == 0) out.push_back(&t);
+  if (out.empty()) throw std::runtime_error(fmt::format("no suite task matches `{}` (`ekb list` shows them)", glob));
+  return out;
+}
+
+namespace {
+
+std::string speedup_text(const Evaluation& e) {
+  if (!e.correct()) return outcome_name(e.outcome);
+  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]{}", e.speedup, e.speedup_lo, e.speedup_hi, e.noisy ? " noisy" : "");
+}
+
+}  // namespace
+
+void register_agent(CLI::App& app, Globals& g) {
+  auto* cmd = app.add_subcommand("agent", "LEKA, the layered agent: improve each task's kernel by revising compute (L0), then "
+                                          "schedule (L1), then memory (L2) decisions, every candidate checked and timed by "
+                                          "the harness, under a budget of measurements; writes the best program per task to "
+                                          "--out as a submission directory (`ekb eval DIR` re-scores it). Resumable.");
+  struct Opts {
+    std::string policy = "search", tasks, subset, device, out, db = default_db();
+    int budget = 24, beam = 3, per_round = 4;
+    double time_limit = 0;
+    bool json = false, no_compute = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("--policy", o->policy, "search (the built-in search; default)")->option_text("P");
+  cmd->add_option("--tasks", o->tasks, "the tasks matching this glob (default: the agent subset)")->option_text("GLOB");
+  cmd->add_option("--subset", o->subset, "a subset declared in the suite (suite/subsets/NAME.txt; default: agent)")
+      ->option_text("NAME");
+  cmd->add_option("--device", o->device, "the device profile to tune for (`ekb devices`; default: host)")->option_text("PROFILE");
+  cmd->add_option("--budget", o->budget, "measurements per task, the starting program's included (default 24)")
+      ->option_text("N")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--time-limit", o->time_limit, "wall seconds per task (default: none)")->option_text("S")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--beam", o->beam, "programs expanded per round (default 3)")->option_text("K")->check(CLI::PositiveNumber);
+  cmd->add_option("--per-round", o->per_round, "candidates measured per round (default 4)")->option_text("M")->check(CLI::PositiveNumber);
+  cmd->add_flag("--no-compute-layer", o->no_compute, "skip the L0 rewrites");
+  cmd->add_option("--out", o->out, "the directory the best programs go to (TASK.ekb)")->option_text("DIR")->required();
+  cmd->add_option("--db", o->db, "the results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
+  cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
+  cmd->callback([o, &g] {
+    if (o->policy != "search")
+      throw std::runtime_error(fmt::format("unknown policy `{}`; policies: search (the llm policy is not built yet)", o->policy));
+    DeviceProfile dev = device_for(o->device, "");
+    Suite suite = g.load_suite();
+    std::vector<const Task*> tasks = select_tasks(suite, o->tasks, o->subset);
+    agent::AgentOptions ao;
+    ao.search.budget = o->budget;
+    ao.search.time_limit_s = o->time_limit;
+    ao.search.beam = o->beam;
+    ao.search.per_round = o->per_round;
+    ao.search.compute_layer = !o->no_compute;
+    ao.out_dir = o->out;
+    nlohmann::json key = {{"command", "agent"},       {"policy", o->policy},   {"device", dev.name},
+                          {"budget", o->budget},      {"time_limit", o->time_limit}, {"beam", o->beam},
+                          {"per_round", o->per_round}, {"compute_layer", !o->no_compute},
+                          {"out", std::filesystem::absolute(o->out).lexically_normal().string()}};
+    for (const Task* t : tasks) key["tasks"].push_back(t->name);
+    ResultsStore store(o->db);
+    size_t done = 0;
+    std::ostream& log = o->json ? std::cerr : std::cout;
+    log << fmt::format("ekb agent: policy {}, {} tasks on device `{}` ({}), budget {} measurements per task{}, into {}\n",
+                       o->policy, tasks.size(), dev.name, dev.target().describe(), o->budget,
+                       o->time_limit > 0 ? fmt::format(" or {:.0f} s", o->time_limit) : "", o->out);
+    std::vector<agent::TaskOutcome> outcomes;
+    RunInfo run = agent::run_agent(
+        tasks, dev, ao, store, key,
+        [&](const agent::TaskOutcome& t) {
+          ++done;
+          outcomes.push_back(t);
+          log << fmt::format("[{}/{}] {:<44} {:>4} steps  best {}  ({})\n", done, tasks.size(), t.task, t.steps,
+                             speedup_text(t.best.eval), t.stopped);
+        },
+        [&](const std::string& task, const agent::Step& s) {
+          if (!o->json && std::getenv("EKB_AGENT_VERBOSE"))
+            std::cerr << fmt::format("  {} step {:>3} {} {:<50} {}\n", task, s.index, agent::layer_label(s.layer), s.action,
+                                     speedup_text(s.eval));
+        });
+    if (o->json) {
+      nlohmann::json j = {{"run", run.id}, {"device", dev.name}, {"out", o->out}};
+      for (const auto& t : outcomes)
+        j["tasks"].push_back({{"task", t.task},
+                              {"program", t.path},
+                              {"status", outcome_name(t.best.eval.outcome)},
+                              {"speedup", t.best.eval.speedup},
+                              {"speedup_interval", {t.best.eval.speedup_lo, t.best.eval.speedup_hi}},
+                              {"steps", t.steps},
+                              {"illegal", t.illegal},
+                              {"stopped", t.stopped}});
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << fmt::format("run {}: `ekb trajectory {} TASK` shows a task's optimization path; `ekb eval {}` re-scores the "
+                               "programs\n",
+                               run.id, run.id, o->out);
+    }
+  });
+}
+
+void register_trajectory(CLI::App& app, Globals&) {
+  auto* cmd = app.add_subcommand("trajectory", "The optimization path an agent run stored for a task: every step (layer, "
+                                               "action, result, speedup with its interval, accepted or not) and which "
+                                               "decision at which layer gave how much.");
+  struct Opts {
+    int64_t run = 0;
+    std::string task, db = default_db();
+    bool json = false, programs = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("RUN", o->run, "the agent run (`ekb results` lists the runs)")->required();
+  cmd->add_option("TASK", o->task, "the task (default: list the run's tasks)");
+  cmd->add_option("--db", o->db, "the results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
+  cmd->add_flag("--json", o->json, "print JSON (with every step's program)");
+  cmd->add_flag("--programs", o->programs, "print each accepted step's program");
+  cmd->callback([o] {
+    if (!std::filesystem::exists(o->db)) throw std::runtime_error(fmt::format("no results store at {}", o->db));
+    ResultsStore store(o->db);
+    if (!store.run(o->run)) throw std::runtime_error(fmt::format("no run {} in {}", o->run, o->db));
+    if (o->task.empty()) {
+      auto tasks = store.step_tasks(o->run);
+      if (tasks.empty()) throw std::runtime_error(fmt::format("run {} has no agent steps (is it an agent run?)", o->run));
+      if (o->json) std::cout << nlohmann::json(tasks).dump(2) << "\n";
+      else
+        for (const auto& t : tasks) std::cout << t << "\n";
+      return;
+    }
+    auto steps = store.steps(o->run, o->task);
+    if (steps.empty()) throw std::runtime_error(fmt::format("run {} has no steps for task `{}`", o->run, o->task));
+    agent::Trajectory t = agent::trajectory_of(steps);
+    if (o->json) std::cout << agent::trajectory_json(t).dump(2) << "\n";
+    else std::cout << agent::trajectory_text(t, o->programs);
+  });
+}
+
+}  // namespace ekb::cli
