@@ -250,7 +250,7 @@ std::optional<std::pair<std::string, int>> streamed_operand(const lower::LStage&
 void register_tile_actions(const AgentProgram& p, const Analysis& a, const StageView& v, const Target& t,
                            std::vector<Action>& out) {
   const lower::LStage& st = *v.stage;
-  if (!st.has_reduction() || st.vars.empty() || st.created || !v.root()) return;
+  if (!st.has_reduction() || st.vars.empty() || st.created) return;
   if (!find_directives(p.line(st.name, true), "cache_write").empty()) return;
   const std::string& s = st.name;
   size_t n = st.vars.size();

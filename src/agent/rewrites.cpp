@@ -5,6 +5,9 @@
 //    division per row instead of one per element;
 //  - constant divisor: `a / c` with c constant becomes `a * (1.0 / c)` (a compiler may not do it
 //    for c not a power of two: the result differs in the last bit);
+//  - split reduction: a reduction inside an element-wise expression (`Y = (sum(k) A * B) + bias`)
+//    becomes a stage of its own, so that the reduction can be scheduled as one (register tiles,
+//    vector reductions) and the element-wise rest fused after it;
 // After a rewrite the stages are new: the program restarts from the default schedule of its L0.
 #include <fmt/format.h>
 
@@ -21,7 +24,16 @@ namespace ekb::agent::detail {
 
 namespace {
 
-enum class Rewrite { reciprocal, constant_divisor };
+enum class Rewrite { reciprocal, constant_divisor, split_reduction };
+
+const char* rewrite_family(Rewrite r) {
+  switch (r) {
+    case Rewrite::reciprocal: return "reciprocal";
+    case Rewrite::constant_divisor: return "constant divisor";
+    case Rewrite::split_reduction: return "split reduction";
+  }
+  return "?";
+}
 
 bool is_constant_expr(const Expr& e) {
   switch (e.kind) {
@@ -42,8 +54,36 @@ void index_vars(const Expr& e, std::set<std::string>& out, bool& reduction_var) 
 }
 
 // The division nodes of a stage's body, in a fixed order, that rewrite `r` applies to.
-void sites(Expr& e, const StageStmt& st, Rewrite r, std::vector<Expr*>& out, bool in_reduction) {
-  for (auto& a : e.args) sites(*a, st, r, out, in_reduction || e.kind == ExprKind::reduce);
+bool only_lhs_vars(const std::set<std::string>& vars, const StageStmt& st) {
+  for (const auto& v : vars) {
+    bool lhs = false;
+    for (const auto& l : st.lhs) lhs = lhs || l.name == v;
+    if (!lhs) return false;
+  }
+  return true;
+}
+
+// The free index variables of `e` (a reduction's own variables are bound inside it).
+void free_vars(const Expr& e, std::set<std::string>& out, std::set<std::string> bound = {}) {
+  if (e.kind == ExprKind::reduce)
+    for (const auto& v : e.rvars) bound.insert(v.name);
+  if (e.kind == ExprKind::name && e.ref == NameRef::index_var && !bound.count(e.text)) out.insert(e.text);
+  for (const auto& a : e.args) free_vars(*a, out, bound);
+}
+
+void sites(Expr& e, const StageStmt& st, Rewrite r, std::vector<Expr*>& out, bool in_reduction, bool top = true) {
+  if (r == Rewrite::split_reduction) {
+    // A reduction nested in the stage's expression (not the whole of it), outside any other.
+    if (e.kind == ExprKind::reduce && !top && !in_reduction) {
+      std::set<std::string> vars;
+      free_vars(e, vars);
+      if (only_lhs_vars(vars, st)) out.push_back(&e);
+      return;
+    }
+    for (auto& a : e.args) sites(*a, st, r, out, in_reduction || e.kind == ExprKind::reduce, false);
+    return;
+  }
+  for (auto& a : e.args) sites(*a, st, r, out, in_reduction || e.kind == ExprKind::reduce, false);
   if (e.kind != ExprKind::binary || e.binop != BinOp::div || !is_float(e.type)) return;
   const Expr& d = *e.args[1];
   if (r == Rewrite::constant_divisor) {
@@ -58,12 +98,7 @@ void sites(Expr& e, const StageStmt& st, Rewrite r, std::vector<Expr*>& out, boo
   bool reduction = false;
   index_vars(d, vars, reduction);
   if (reduction || vars.count(st.lhs.back().name)) return;  // not invariant along the innermost loop
-  for (const auto& v : vars) {
-    bool lhs = false;
-    for (const auto& l : st.lhs) lhs = lhs || l.name == v;
-    if (!lhs) return;
-  }
-  out.push_back(&e);
+  if (only_lhs_vars(vars, st)) out.push_back(&e);
 }
 
 ExprPtr name_expr(const std::string& n) {
@@ -90,6 +125,46 @@ std::optional<std::string> apply(const std::string& kernel_text, Rewrite r, int 
     std::vector<Expr*> found;
     sites(*st->rhs, *st, r, found, false);
     if (which >= found.size()) return std::nullopt;
+    const StageInfo& info = p->stages[static_cast<size_t>(stage)];
+    auto extent_of = [&](const std::string& v) {
+      for (const auto& x : info.vars)
+        if (x.name == v) return x.extent;
+      return int64_t{0};
+    };
+    auto fresh = [&](const std::string& base) {
+      std::string name = base;
+      for (int n = 2; used.count(name); ++n) name = fmt::format("{}{}", base, n);
+      return name;
+    };
+    if (r == Rewrite::split_reduction) {
+      Expr& red = *found[which];
+      std::set<std::string> vars;
+      free_vars(red, vars);
+      std::string name = fresh(st->name + "_" + red.text);
+      StageStmt rs;
+      rs.name = name;
+      rs.bracketed = !vars.empty();
+      auto access = std::make_unique<Expr>(ExprKind::access, Loc{});
+      access->text = name;
+      for (const auto& l : st->lhs) {
+        if (!vars.count(l.name)) continue;
+        rs.lhs.push_back({l.name, Loc{}, literal(std::to_string(extent_of(l.name)), ExprKind::int_lit)});
+        access->args.push_back(name_expr(l.name));
+      }
+      // The reduction node moves into the new stage; the access takes its place.
+      ExprPtr in_place = vars.empty() ? name_expr(name) : std::move(access);
+      auto moved = std::make_unique<Expr>(std::move(red));
+      red = std::move(*in_place);
+      rs.rhs = std::move(moved);
+      *new_stage = name;
+      *what = fmt::format("{}: its `{}` reduction as a stage of its own, `{}`", st->name, rs.rhs->text, name);
+      KernelStmt ks;
+      ks.node = std::move(rs);
+      k.stmts.insert(k.stmts.begin() + static_cast<long>(i), std::move(ks));
+      KernelPrintOptions o;
+      o.comments = false;
+      return print_kernel(k, o);
+    }
     Expr& div = *found[which];
     div.binop = BinOp::mul;
     if (r == Rewrite::constant_divisor) {
@@ -103,20 +178,15 @@ std::optional<std::string> apply(const std::string& kernel_text, Rewrite r, int 
       std::set<std::string> vars;
       bool red = false;
       index_vars(*div.args[1], vars, red);
-      std::string name = st->name + "_rcp";
-      for (int n = 2; used.count(name); ++n) name = fmt::format("{}_rcp{}", st->name, n);
+      std::string name = fresh(st->name + "_rcp");
       StageStmt rs;
       rs.name = name;
       rs.bracketed = !vars.empty();
       auto access = std::make_unique<Expr>(ExprKind::access, Loc{});
       access->text = name;
-      const StageInfo& info = p->stages[static_cast<size_t>(stage)];
       for (const auto& l : st->lhs) {
         if (!vars.count(l.name)) continue;
-        int64_t extent = 0;
-        for (const auto& v : info.vars)
-          if (v.name == l.name) extent = v.extent;
-        rs.lhs.push_back({l.name, Loc{}, literal(std::to_string(extent), ExprKind::int_lit)});
+        rs.lhs.push_back({l.name, Loc{}, literal(std::to_string(extent_of(l.name)), ExprKind::int_lit)});
         access->args.push_back(name_expr(l.name));
       }
       auto inv = std::make_unique<Expr>(ExprKind::binary, Loc{});
@@ -143,7 +213,7 @@ std::optional<std::string> apply(const std::string& kernel_text, Rewrite r, int 
 void compute_actions(const AgentProgram& p, const Analysis& a, const Target& t, std::vector<Action>& out) {
   std::set<std::string> used;
   for (const auto& x : a.program->tensors) used.insert(x.name);
-  for (Rewrite r : {Rewrite::reciprocal, Rewrite::constant_divisor}) {
+  for (Rewrite r : {Rewrite::reciprocal, Rewrite::constant_divisor, Rewrite::split_reduction}) {
     // Count the sites on a fresh copy (the analysis's program is shared and must stay as it is).
     auto fresh = load_program(std::make_shared<SourceFile>("rewrite.ekb", p.kernel));
     int si = -1;
@@ -166,8 +236,8 @@ void compute_actions(const AgentProgram& p, const Analysis& a, const Target& t, 
           auto np = load_program(std::make_shared<SourceFile>("rewrite.ekb", *text));
           AgentProgram q = program_from(*text, default_schedule_text(*np, t), p.backend);
           // The reciprocal is computed once per row: its own loops, never inlined back into every element.
-          if (!new_stage.empty()) drop_directives(q, new_stage, true, "inline");
-          out.push_back({AgentLayer::compute, what, std::move(q), r == Rewrite::reciprocal ? "reciprocal" : "constant divisor"});
+          if (r == Rewrite::reciprocal && !new_stage.empty()) drop_directives(q, new_stage, true, "inline");
+          out.push_back({AgentLayer::compute, what, std::move(q), rewrite_family(r)});
         } catch (const std::exception&) {
         }
       }

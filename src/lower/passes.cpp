@@ -39,7 +39,7 @@ struct Simplifier {
         if (lo && ex) scope.set(st->var, Range{lo->lo, lo->hi + std::max<int64_t>(ex->hi - 1, 0)});
         StmtP body = s(st->body[0]);
         scope.erase(st->var);
-        return for_loop(st->var, min, extent, st->loop, body, st->gpu_axis);
+        return for_loop(st->var, min, extent, st->loop, body, st->gpu_axis, st->loc);
       }
       case SK::let: {
         ExprP v = e(st->value);

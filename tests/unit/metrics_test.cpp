@@ -48,10 +48,21 @@ TEST(Metrics, SamplesOfOneTaskAverageBeforeTasksDo) {
   EXPECT_DOUBLE_EQ(compute_metrics(s, 2).correct_at_k, 0.5);  // task x: one of two samples passes
 }
 
+TEST(Metrics, SignificantFastNeedsTheIntervalAboveTheThreshold) {
+  // Both correct with a point estimate above 1; only one's interval lies above 1. Noisy samples count.
+  std::vector<SampleOutcome> s = {{"a", Outcome::ok, 1.10, 0.97, true}, {"b", Outcome::ok, 1.30, 1.21, false}};
+  Metrics m = compute_metrics(s);
+  EXPECT_DOUBLE_EQ(m.fast.at("1.0"), 1.0);
+  EXPECT_DOUBLE_EQ(m.fast_significant.at("1.0"), 0.5);
+  EXPECT_DOUBLE_EQ(m.fast_significant.at("1.5"), 0.0);
+  EXPECT_EQ(m.noisy, 1);
+}
+
 TEST(Metrics, EmptyInputGivesZeros) {
   Metrics m = compute_metrics({});
   EXPECT_EQ(m.tasks, 0);
   EXPECT_EQ(m.fast.size(), 6u);
+  EXPECT_EQ(m.fast_significant.size(), 6u);
   EXPECT_EQ(m.geomean_speedup, 0.0);
 }
 

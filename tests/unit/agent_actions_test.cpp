@@ -1,0 +1,107 @@
+// LEKA's action tables over the whole suite: every program round-trips through its text, every
+// layer's revisions are distinct from the program, and those that pass ekb's checker and lowering
+// (the only ones a search measures) exist at L1 for every task; the factor sets fit the target.
+#include <gtest/gtest.h>
+
+#include "agent/actions.h"
+#include "suite/suite.h"
+
+namespace ekb::agent {
+namespace {
+
+const Suite& suite() {
+  static Suite s = Suite::load(std::string(EKB_SOURCE_DIR) + "/suite");
+  return s;
+}
+
+Target avx2() {
+  Target t = default_target(Backend::cpu);
+  set_isa(t, Isa::avx2);
+  t.threads = 2;
+  return t;
+}
+
+TEST(AgentActions, EveryTaskHasLegalScheduleRevisionsAndProgramsRoundTrip) {
+  Target t = avx2();
+  for (const auto& task : suite().tasks()) {
+    AgentProgram p = default_program(*task.program, t);
+    AgentProgram back = program_from(p.kernel, p.schedule_text(), p.backend);
+    EXPECT_EQ(back.text(), p.text()) << task.name;
+    auto a = analyze(p, t);
+    ASSERT_TRUE(a) << task.name;
+    int legal = 0, total = 0;
+    for (AgentLayer layer : {AgentLayer::compute, AgentLayer::schedule, AgentLayer::memory}) {
+      auto actions = enumerate_actions(p, *a, layer, t);
+      for (const auto& x : actions) {
+        EXPECT_NE(x.program.hash(), p.hash()) << task.name << ": " << x.name;
+        EXPECT_EQ(x.layer, layer) << task.name << ": " << x.name;
+        EXPECT_FALSE(x.family.empty()) << task.name << ": " << x.name;
+        ++total;
+        if (layer == AgentLayer::schedule && analyze(x.program, t)) ++legal;
+      }
+    }
+    EXPECT_GT(legal, 0) << task.name << ": no legal L1 revision among " << total;
+  }
+}
+
+TEST(AgentActions, RegisterTilesFitTheVectorRegisters) {
+  Target t = avx2();
+  const Task* task = suite().find("linear_qkv_64x128x384");
+  ASSERT_TRUE(task);
+  // Its reduction sits inside `(sum ...) + Bias`: the L0 rewrite gives it a stage of its own first.
+  AgentProgram start = default_program(*task->program, t);
+  auto a0 = analyze(start, t);
+  ASSERT_TRUE(a0);
+  std::optional<AgentProgram> split;
+  for (const auto& x : enumerate_actions(start, *a0, AgentLayer::compute, t))
+    if (x.family == "split reduction") split = x.program;
+  ASSERT_TRUE(split);
+  AgentProgram p = *split;
+  auto a = analyze(p, t);
+  ASSERT_TRUE(a) << p.text();
+  int tiles = 0;
+  for (const auto& x : enumerate_actions(p, *a, AgentLayer::memory, t)) {
+    if (x.family != "register tile") continue;
+    ++tiles;
+    int mi = 0, ni = 0;
+    ASSERT_EQ(std::sscanf(x.name.c_str() + x.name.find("register tile ") + 14, "%dx%d", &mi, &ni), 2) << x.name;
+    EXPECT_EQ(ni % 8, 0) << x.name;                                 // whole AVX2 registers of f32
+    EXPECT_LE(mi * (ni / 8) + ni / 8 + 1, t.vector_registers) << x.name;  // accumulators, operand, broadcast
+    EXPECT_TRUE(analyze(x.program, t)) << x.name << "\n" << x.program.text();
+  }
+  EXPECT_GT(tiles, 4);
+}
+
+TEST(AgentActions, TheReciprocalRewriteKeepsTheInterface) {
+  Target t = avx2();
+  const Task* task = suite().find("softmax_attn_4x64x64");
+  AgentProgram p = default_program(*task->program, t);
+  auto a = analyze(p, t);
+  bool found = false;
+  for (const auto& x : enumerate_actions(p, *a, AgentLayer::compute, t)) {
+    if (x.family != "reciprocal") continue;
+    found = true;
+    auto b = analyze(x.program, t);
+    ASSERT_TRUE(b) << x.program.text();
+    EXPECT_EQ(b->program->inputs.size(), task->program->inputs.size());
+    EXPECT_EQ(b->program->stages.size(), task->program->stages.size() + 1) << x.program.kernel;
+    EXPECT_EQ(x.program.text().find("_rcp: inline"), std::string::npos) << "the reciprocal went back into every element";
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(AgentActions, TileFactorsAreDivisorsAndPowersOfTwoSpreadOverTheRange) {
+  auto f = tile_factors(112, 2, 64, 8);
+  EXPECT_LE(f.size(), 8u);
+  for (int64_t x : f) {
+    EXPECT_TRUE(112 % x == 0 || (x & (x - 1)) == 0) << x;
+    EXPECT_GE(x, 2);
+    EXPECT_LE(x, 64);
+  }
+  EXPECT_EQ(f.front(), 2);
+  EXPECT_EQ(f.back(), 64);
+  EXPECT_TRUE(tile_factors(3, 2, 64).size() == 1);  // 2 (below 3, a power of two)
+}
+
+}  // namespace
+}  // namespace ekb::agent

@@ -1,0 +1,154 @@
+// LEKA's search logic, deterministically, with a fake timer in place of the harness: the oracle's
+// time of a program is a fixed function of its lowered loops (a machine on which parallel regions
+// are expensive and wide vectors pay), so the test knows what a good search must find. Also: every
+// measured program is legal, the budget holds, the same measurements give the same search, and a
+// search interrupted by a crash resumes from its stored steps without measuring them again.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <stdexcept>
+
+#include "agent/search.h"
+#include "ir/check.h"
+#include "suite/suite.h"
+
+namespace ekb::agent {
+namespace {
+
+const Suite& suite() {
+  static Suite s = Suite::load(std::string(EKB_SOURCE_DIR) + "/suite");
+  return s;
+}
+
+Target host() {
+  Target t = default_target(Backend::cpu);
+  set_isa(t, Isa::avx2);  // the same tables on every machine the test runs on
+  t.threads = 2;
+  return t;
+}
+
+// The fake machine: 20 us per parallel region, and the analytic terms otherwise.
+class Oracle : public Measurer {
+ public:
+  explicit Oracle(const Target& t, const AgentProgram& baseline) : t_(t) { base_ms_ = time_of(baseline); }
+  int calls = 0, illegal = 0;
+  int throw_after = -1;  // simulate a crash after this many measurements
+  Evaluation measure(const AgentProgram& p) override {
+    if (throw_after >= 0 && calls >= throw_after) throw std::runtime_error("killed");
+    ++calls;
+    Evaluation e;
+    auto a = analyze(p, t_);
+    if (!a) {
+      ++illegal;
+      e.outcome = Outcome::compile;
+      return e;
+    }
+    double ms = time_of(p);
+    e.candidate = summarize_times({ms, ms, ms});
+    e.baseline = summarize_times({base_ms_, base_ms_, base_ms_});
+    e.speedup = base_ms_ / ms;
+    e.speedup_lo = e.speedup * 0.99;
+    e.speedup_hi = e.speedup * 1.01;
+    return e;
+  }
+  double time_of(const AgentProgram& p) const {
+    auto a = analyze(p, t_);
+    CostTerms c = cost_terms(a->kernel, t_);
+    return (c.compute + c.latency + c.memory + 5 * c.parallel + c.loops) * 1e-6 + 0.002;
+  }
+
+ private:
+  Target t_;
+  double base_ms_ = 1;
+};
+
+// Steps kept in memory, as the store keeps them.
+class MemoryLog : public StepLog {
+ public:
+  std::map<int, Step> steps;
+  std::optional<Step> stored(int i) override {
+    auto it = steps.find(i);
+    return it == steps.end() ? std::nullopt : std::optional<Step>(it->second);
+  }
+  void record(const Step& s) override { steps[s.index] = s; }
+  void forget_from(int i) override { steps.erase(steps.lower_bound(i), steps.end()); }
+};
+
+AgentProgram start_of(const std::string& task) { return default_program(*suite().find(task)->program, host()); }
+
+TEST(AgentSearch, FindsAFasterLegalProgramWithinTheBudget) {
+  for (const char* task : {"softmax_attn_4x64x64", "layernorm_128x256", "linear_qkv_64x128x384"}) {
+    AgentProgram start = start_of(task);
+    Oracle m(host(), start);
+    SearchOptions o;
+    o.budget = 20;
+    SearchResult r = search(start, host(), m, o);
+    EXPECT_EQ(m.illegal, 0) << task << ": an illegal program was measured";
+    EXPECT_LE(r.measured, o.budget) << task;
+    EXPECT_EQ(m.calls, r.measured) << task;
+    EXPECT_GT(r.best_eval.speedup, 1.2) << task << "\n" << r.best.text();
+    EXPECT_TRUE(analyze(r.best, host())) << task;
+    EXPECT_TRUE(r.steps.front().accepted) << task;  // the start is the first best
+    int accepted = 0;
+    for (const auto& s : r.steps) accepted += s.accepted;
+    EXPECT_GE(accepted, 2) << task;
+  }
+}
+
+TEST(AgentSearch, TheSameMeasurementsGiveTheSameSearch) {
+  AgentProgram start = start_of("layernorm_128x256");
+  Oracle a(host(), start), b(host(), start);
+  SearchOptions o;
+  o.budget = 14;
+  SearchResult x = search(start, host(), a, o), y = search(start, host(), b, o);
+  ASSERT_EQ(x.steps.size(), y.steps.size());
+  for (size_t i = 0; i < x.steps.size(); ++i) EXPECT_EQ(x.steps[i].program.text(), y.steps[i].program.text()) << i;
+  EXPECT_EQ(x.best.text(), y.best.text());
+}
+
+TEST(AgentSearch, ACrashedSearchResumesFromItsStoredStepsWithoutMeasuringThemAgain) {
+  AgentProgram start = start_of("softmax_attn_4x64x64");
+  SearchOptions o;
+  o.budget = 16;
+  Oracle whole(host(), start);
+  SearchResult uninterrupted = search(start, host(), whole, o);
+
+  MemoryLog log;
+  Oracle crashing(host(), start);
+  crashing.throw_after = 7;
+  EXPECT_THROW(search(start, host(), crashing, o, &log), std::runtime_error);
+  EXPECT_EQ(log.steps.size(), 7u);
+
+  Oracle resumed(host(), start);
+  SearchResult r = search(start, host(), resumed, o, &log);
+  EXPECT_EQ(resumed.calls, uninterrupted.measured - 7) << "stored steps were measured again";
+  EXPECT_EQ(r.best.text(), uninterrupted.best.text());
+  EXPECT_EQ(r.steps.size(), uninterrupted.steps.size());
+}
+
+TEST(AgentSearch, StopsAtTheTimeLimit) {
+  AgentProgram start = start_of("layernorm_128x256");
+  Oracle m(host(), start);
+  SearchOptions o;
+  o.budget = 1000;
+  o.time_limit_s = 1e-9;
+  SearchResult r = search(start, host(), m, o);
+  EXPECT_EQ(r.stopped, "time limit");
+  EXPECT_EQ(r.measured, 1);  // the start only: the limit is checked between measurements
+}
+
+TEST(AgentSearch, AFailingStartStopsTheSearch) {
+  class Failing : public Measurer {
+    Evaluation measure(const AgentProgram&) override {
+      Evaluation e;
+      e.outcome = Outcome::baseline;
+      return e;
+    }
+  } m;
+  SearchResult r = search(start_of("layernorm_128x256"), host(), m, SearchOptions{});
+  EXPECT_EQ(r.measured, 1);
+  EXPECT_NE(r.stopped.find("the starting program failed"), std::string::npos) << r.stopped;
+}
+
+}  // namespace
+}  // namespace ekb::agent
