@@ -26,6 +26,42 @@ const char* layer_name(AgentLayer l) {
   return "?";
 }
 
+const std::vector<ActionKindInfo>& action_kinds() {
+  using K = ActionKind;
+  constexpr auto L0 = AgentLayer::compute, L1 = AgentLayer::schedule, L2 = AgentLayer::memory;
+  static const std::vector<ActionKindInfo> v = {
+      {K::reciprocal, L0, "reciprocal", "a division by a row's value becomes a multiplication by a reciprocal stage, one division per row"},
+      {K::constant_divisor, L0, "constant divisor", "a division by a constant becomes a multiplication by its reciprocal"},
+      {K::split_reduction, L0, "split reduction", "a reduction inside an element-wise expression becomes a stage of its own"},
+      {K::serial, L1, "serial", "the whole program on one thread (no parallel loops)"},
+      {K::parallel, L1, "parallel", "a stage's parallel loop added, moved one level inward (or fused with the next), or removed"},
+      {K::vectorize, L1, "vectorize", "a stage's innermost pure loop in one, two or four vector registers of lanes, or none"},
+      {K::unroll, L1, "unroll", "one of the two innermost serial loops unrolled by 2, 4, 8 or fully, or no longer"},
+      {K::reorder, L1, "reorder", "two neighbouring loops swapped"},
+      {K::tile, L1, "tile", "the two innermost pure loops tiled (factors: divisors and powers of two), reductions inside or outside"},
+      {K::split, L1, "split", "the innermost pure loop split, its inner piece under the reduction loops, in vector lanes"},
+      {K::interchange, L1, "interchange", "another pure loop innermost, in vector lanes"},
+      {K::gpu_threads, L1, "threads", "a kernel's threads per block: 32 to the profile's limit, powers of two"},
+      {K::gpu_elements, L1, "elements per thread", "each thread handles 2, 4 or 8 elements, a block's width apart (coalesced)"},
+      {K::gpu_reduction_threads, L1, "reduction threads", "the threads that reduce one point together (a cross-thread reduction)"},
+      {K::compute_at, L2, "compute_at", "a producer computed inside a consumer's loop (fusion), or back at the root"},
+      {K::inline_stage, L2, "inline", "a pure intermediate inlined into its readers, or given its own loops"},
+      {K::register_tile, L2, "register tile",
+       "an mi x ni tile accumulated in vector registers (tile, cache_write local, unrolled rows, vector columns), the streamed operand optionally packed in panels"},
+      {K::vector_reduction, L2, "vector reduction", "a reduction over its contiguous axis in 1, 2 or 4 registers of partial sums (split, rfactor, vectorize)"},
+      {K::gpu_fuse, L2, "fuse", "a producer computed inside each thread of its consumer's kernel (one kernel fewer)"},
+      {K::gpu_block_tile, L2, "block tile",
+       "a reduction as a block tile: threads with register tiles, the operands' panels cached in shared memory"},
+  };
+  return v;
+}
+
+const ActionKindInfo& action_kind_info(ActionKind k) {
+  for (const auto& i : action_kinds())
+    if (i.kind == k) return i;
+  return action_kinds().front();
+}
+
 std::vector<int64_t> tile_factors(int64_t extent, int64_t lo, int64_t hi, size_t count) {
   std::set<int64_t> all;
   for (int64_t f = 2; f <= hi && f < extent; ++f)

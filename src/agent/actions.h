@@ -23,12 +23,30 @@ enum class AgentLayer { compute, schedule, memory };
 const char* layer_label(AgentLayer l);  // "L0", "L1", "L2"
 const char* layer_name(AgentLayer l);   // "compute", "schedule", "memory"
 
+// The kinds of revision, one table (docs/agent.md lists it; a test keeps the two in step). A search
+// round measures the best-ranked revision of several kinds, not only the cost model's favourite.
+enum class ActionKind {
+  reciprocal, constant_divisor, split_reduction,                           // L0
+  serial, parallel, vectorize, unroll, reorder, tile, split, interchange,  // L1 (cpu)
+  gpu_threads, gpu_elements, gpu_reduction_threads,                        // L1 (cuda, opencl)
+  compute_at, inline_stage, register_tile, vector_reduction,               // L2 (cpu)
+  gpu_fuse, gpu_block_tile,                                                 // L2 (cuda, opencl)
+};
+
+struct ActionKindInfo {
+  ActionKind kind;
+  AgentLayer layer;
+  const char* name;  // as docs/agent.md and the trajectory spell it
+  const char* what;  // one line: what the revision does
+};
+const std::vector<ActionKindInfo>& action_kinds();
+const ActionKindInfo& action_kind_info(ActionKind k);
+
 struct Action {
   AgentLayer layer;
   std::string name;      // what it does, for the trajectory: "C: register tile 6x16 (pack B)"
   AgentProgram program;  // the revised program (not yet checked)
-  std::string family;    // the kind of revision ("parallel", "tile", "register tile"...): a round
-                         // measures the best-ranked of several kinds, not only the model's favourite
+  ActionKind kind;
 };
 
 // The candidate revisions of `p` (analysed as `a`) at `layer` for `t`, unchecked and deduplicated.

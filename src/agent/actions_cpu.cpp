@@ -12,8 +12,8 @@ namespace ekb::agent::detail {
 
 namespace {
 
-void add(std::vector<Action>& out, AgentLayer layer, const char* family, std::string name, AgentProgram p) {
-  out.push_back({layer, std::move(name), std::move(p), family});
+void add(std::vector<Action>& out, AgentLayer layer, ActionKind kind, std::string name, AgentProgram p) {
+  out.push_back({layer, std::move(name), std::move(p), kind});
 }
 
 // The loop a parallel mark would go on: the outermost pure serial loop.
@@ -37,25 +37,25 @@ void parallel_actions(const AgentProgram& p, const StageView& v, const Target& t
   const StageLine* line = p.line(s, false);
   auto have = find_directives(line, "parallel");
   if (!have.empty()) {
-    add(out, AgentLayer::schedule, "parallel", fmt::format("{}: no parallel loop", s), with_replaced(p, s, false, have[0], ""));
+    add(out, AgentLayer::schedule, ActionKind::parallel, fmt::format("{}: no parallel loop", s), with_replaced(p, s, false, have[0], ""));
     // The parallel loop moved one level inward (more, smaller pieces; or one nest that balances better).
     std::string cur = line->directives[have[0]].substr(9);
     for (size_t i = 0; i + 1 < v.loops.size(); ++i)
       if (v.loops[i].name == cur && !v.loops[i + 1].reduction && v.loops[i + 1].kind == lir::LoopKind::serial)
-        add(out, AgentLayer::schedule, "parallel", fmt::format("{}: parallel {} instead of {}", s, v.loops[i + 1].name, cur),
+        add(out, AgentLayer::schedule, ActionKind::parallel, fmt::format("{}: parallel {} instead of {}", s, v.loops[i + 1].name, cur),
             with_replaced(p, s, false, have[0], "parallel " + v.loops[i + 1].name));
     return;
   }
   if (!v.root() || t.threads < 2) return;
   if (const LoopInfo* l = outermost_pure(v)) {
-    add(out, AgentLayer::schedule, "parallel", fmt::format("{}: parallel {}", s, l->name), with_appended(p, s, "parallel " + l->name, false));
+    add(out, AgentLayer::schedule, ActionKind::parallel, fmt::format("{}: parallel {}", s, l->name), with_appended(p, s, "parallel " + l->name, false));
     // Two outer pure loops fused first, when the outer one is short for the threads.
     for (size_t i = 0; i + 1 < v.loops.size(); ++i)
       if (&v.loops[i] == l && !v.loops[i + 1].reduction && v.loops[i + 1].kind == lir::LoopKind::serial &&
           l->extent < 4 * t.threads) {
         std::string fused = l->name + "_" + v.loops[i + 1].name;
         AgentProgram q = with_structure(p, s, fmt::format("fuse {} {} -> {}", l->name, v.loops[i + 1].name, fused));
-        add(out, AgentLayer::schedule, "parallel", fmt::format("{}: fuse {} {} and parallel", s, l->name, v.loops[i + 1].name),
+        add(out, AgentLayer::schedule, ActionKind::parallel, fmt::format("{}: fuse {} {} and parallel", s, l->name, v.loops[i + 1].name),
             with_appended(q, s, "parallel " + fused, false));
       }
   }
@@ -70,14 +70,14 @@ void vectorize_actions(const AgentProgram& p, const StageView& v, const Target& 
     std::string axis = d.substr(10, d.find(' ', 10) == std::string::npos ? std::string::npos : d.find(' ', 10) - 10);
     for (int64_t w : vector_widths(t, v.stage->type, 0)) {
       std::string nd = fmt::format("vectorize {} {}", axis, w);
-      if (nd != d) add(out, AgentLayer::schedule, "vectorize", fmt::format("{}: vectorize {} by {}", s, axis, w), with_replaced(p, s, false, have[0], nd));
+      if (nd != d) add(out, AgentLayer::schedule, ActionKind::vectorize, fmt::format("{}: vectorize {} by {}", s, axis, w), with_replaced(p, s, false, have[0], nd));
     }
-    add(out, AgentLayer::schedule, "vectorize", fmt::format("{}: no vector lanes", s), with_replaced(p, s, false, have[0], ""));
+    add(out, AgentLayer::schedule, ActionKind::vectorize, fmt::format("{}: no vector lanes", s), with_replaced(p, s, false, have[0], ""));
     return;
   }
   if (const LoopInfo* l = innermost_pure(v); l && l->extent >= 2)
     for (int64_t w : vector_widths(t, v.stage->type, l->extent))
-      add(out, AgentLayer::schedule, "vectorize", fmt::format("{}: vectorize {} by {}", s, l->name, w),
+      add(out, AgentLayer::schedule, ActionKind::vectorize, fmt::format("{}: vectorize {} by {}", s, l->name, w),
           with_appended(p, s, fmt::format("vectorize {} {}", l->name, w), false));
 }
 
@@ -85,7 +85,7 @@ void unroll_actions(const AgentProgram& p, const StageView& v, std::vector<Actio
   const std::string& s = v.stage->name;
   const StageLine* line = p.line(s, false);
   for (size_t i : find_directives(line, "unroll"))
-    add(out, AgentLayer::schedule, "unroll", fmt::format("{}: no `{}`", s, line->directives[i]), with_replaced(p, s, false, i, ""));
+    add(out, AgentLayer::schedule, ActionKind::unroll, fmt::format("{}: no `{}`", s, line->directives[i]), with_replaced(p, s, false, i, ""));
   // The innermost two serial loops (not vector lanes) that are not unrolled yet.
   int taken = 0;
   for (auto it = v.loops.rbegin(); it != v.loops.rend() && taken < 2; ++it) {
@@ -95,11 +95,11 @@ void unroll_actions(const AgentProgram& p, const StageView& v, std::vector<Actio
     if (it->extent < 2) continue;
     for (int64_t f : {2, 4, 8}) {
       if (f >= it->extent) break;
-      add(out, AgentLayer::schedule, "unroll", fmt::format("{}: unroll {} by {}", s, it->name, f),
+      add(out, AgentLayer::schedule, ActionKind::unroll, fmt::format("{}: unroll {} by {}", s, it->name, f),
           with_appended(p, s, fmt::format("unroll {} {}", it->name, f), false));
     }
     if (it->extent <= 16)
-      add(out, AgentLayer::schedule, "unroll", fmt::format("{}: unroll {} fully", s, it->name), with_appended(p, s, "unroll " + it->name, false));
+      add(out, AgentLayer::schedule, ActionKind::unroll, fmt::format("{}: unroll {} fully", s, it->name), with_appended(p, s, "unroll " + it->name, false));
   }
 }
 
@@ -108,7 +108,7 @@ void reorder_actions(const AgentProgram& p, const StageView& v, std::vector<Acti
   for (size_t i = 0; i + 1 < v.loops.size(); ++i) {
     const auto &a = v.loops[i], &b = v.loops[i + 1];
     if (a.kind != lir::LoopKind::serial || b.kind != lir::LoopKind::serial) continue;
-    add(out, AgentLayer::schedule, "reorder", fmt::format("{}: {} inside {}", s, a.name, b.name),
+    add(out, AgentLayer::schedule, ActionKind::reorder, fmt::format("{}: {} inside {}", s, a.name, b.name),
         with_structure(p, s, fmt::format("reorder {} {}", b.name, a.name)));
   }
 }
@@ -152,7 +152,7 @@ void nest_actions(const AgentProgram& p, const StageView& v, const Target& t, st
           dirs.push_back(fmt::format("reorder {}", fmt::join(ord, " ")));
           auto m = marks(v, t, ord, red_inside && !reds.empty() ? "" : b + "_i", fb);
           dirs.insert(dirs.end(), m.begin(), m.end());
-          add(out, AgentLayer::schedule, "tile",
+          add(out, AgentLayer::schedule, ActionKind::tile,
               fmt::format("{}: tile {} x {} by {} x {}{}", s, a, b, fa, fb, reds.empty() ? "" : red_inside ? "" : ", reduction outside the tile"),
               with_line(p, s, dirs, false));
         }
@@ -170,7 +170,7 @@ void nest_actions(const AgentProgram& p, const StageView& v, const Target& t, st
       std::vector<std::string> dirs = {fmt::format("split {} {} -> {}_o {}_i", b, fb, b, b), fmt::format("reorder {}", fmt::join(ord, " "))};
       auto m = marks(v, t, ord, b + "_i", fb);
       dirs.insert(dirs.end(), m.begin(), m.end());
-      add(out, AgentLayer::schedule, "split", fmt::format("{}: {} in pieces of {} under the reduction", s, b, fb), with_line(p, s, dirs, false));
+      add(out, AgentLayer::schedule, ActionKind::split, fmt::format("{}: {} in pieces of {} under the reduction", s, b, fb), with_line(p, s, dirs, false));
     }
   }
   // Interchanges: each pure variable innermost (the rest in order), with lanes on it.
@@ -184,7 +184,7 @@ void nest_actions(const AgentProgram& p, const StageView& v, const Target& t, st
       std::vector<std::string> dirs = {fmt::format("reorder {}", fmt::join(ord, " "))};
       auto m = marks(v, t, ord, reds.empty() ? st.vars[i] : "", st.extents[i]);
       dirs.insert(dirs.end(), m.begin(), m.end());
-      add(out, AgentLayer::schedule, "interchange", fmt::format("{}: {} innermost", s, st.vars[i]), with_line(p, s, dirs, false));
+      add(out, AgentLayer::schedule, ActionKind::interchange, fmt::format("{}: {} innermost", s, st.vars[i]), with_line(p, s, dirs, false));
     }
 }
 
@@ -198,15 +198,15 @@ void placement_actions(const AgentProgram& p, const Analysis& a, const StageView
   const StageLine* l2 = p.line(s, true);
   if (v.inlined()) {
     for (size_t i : find_directives(l2, "inline"))
-      add(out, AgentLayer::memory, "inline", fmt::format("{}: not inlined (its own loops)", s), with_replaced(p, s, true, i, ""));
+      add(out, AgentLayer::memory, ActionKind::inline_stage, fmt::format("{}: not inlined (its own loops)", s), with_replaced(p, s, true, i, ""));
     return;
   }
   auto at = find_directives(l2, "compute_at");
-  if (!at.empty()) add(out, AgentLayer::memory, "compute_at", fmt::format("{}: computed at the root", s), with_replaced(p, s, true, at[0], ""));
+  if (!at.empty()) add(out, AgentLayer::memory, ActionKind::compute_at, fmt::format("{}: computed at the root", s), with_replaced(p, s, true, at[0], ""));
   if (!st.has_reduction() && !st.created && find_directives(l2, "inline").empty()) {
     AgentProgram q = with_line(p, s, {}, false);
     drop_directives(q, s, true, "compute_at");
-    add(out, AgentLayer::memory, "inline", fmt::format("{}: inlined into its readers", s), with_appended(q, s, "inline", true));
+    add(out, AgentLayer::memory, ActionKind::inline_stage, fmt::format("{}: inlined into its readers", s), with_appended(q, s, "inline", true));
   }
   for (const auto& c : a.graph.consumers(s)) {
     const StageView* cv = nullptr;
@@ -218,7 +218,7 @@ void placement_actions(const AgentProgram& p, const Analysis& a, const StageView
       AgentProgram q = p;
       drop_directives(q, s, true, "compute_at");
       drop_directives(q, s, false, "parallel");
-      add(out, AgentLayer::memory, "compute_at", fmt::format("{}: computed at {}.{}", s, c, l.name),
+      add(out, AgentLayer::memory, ActionKind::compute_at, fmt::format("{}: computed at {}.{}", s, c, l.name),
           with_appended(q, s, fmt::format("compute_at {} {}", c, l.name), true));
     }
   }
@@ -319,7 +319,7 @@ void register_tile_actions(const AgentProgram& p, const Analysis& a, const Stage
           // The packed copy's last axis is the position within a panel (ax0 is the panel).
           if (lanes > 1) q = with_line(q, packed, {fmt::format("vectorize ax{} {}", operand->second + 1, std::min<int64_t>(lanes, ni))}, false);
         }
-        add(out, AgentLayer::memory, "register tile",
+        add(out, AgentLayer::memory, ActionKind::register_tile,
             fmt::format("{}: register tile {}x{}{}", s, mi, ni, pack ? fmt::format(" ({} packed in panels of {})", operand->first, ni) : ""),
             std::move(q));
       }
@@ -353,7 +353,7 @@ void vector_reduction_actions(const AgentProgram& p, const Analysis& a, const St
     std::vector<std::string> pl = {fmt::format("vectorize {}_i {}", r, lanes)};
     if (w > lanes) pl.push_back(fmt::format("unroll {}_i_o", r));
     q = with_line(q, part, pl, false);
-    add(out, AgentLayer::memory, "vector reduction", fmt::format("{}: reduce {} in {} vector lanes", s, r, w), std::move(q));
+    add(out, AgentLayer::memory, ActionKind::vector_reduction, fmt::format("{}: reduce {} in {} vector lanes", s, r, w), std::move(q));
   }
 }
 
@@ -363,7 +363,7 @@ void cpu_schedule_actions(const AgentProgram& p, const Analysis& a, const Target
   // The whole program on one thread: for a small kernel, starting threads costs more than they save.
   AgentProgram serial = p;
   for (auto& l : serial.l1) std::erase_if(l.directives, [](const std::string& d) { return directive_word(d) == "parallel"; });
-  if (!(serial == p)) add(out, AgentLayer::schedule, "serial", "every stage on one thread (no parallel loops)", serial);
+  if (!(serial == p)) add(out, AgentLayer::schedule, ActionKind::serial, "every stage on one thread (no parallel loops)", serial);
   for (const auto& v : stage_views(a)) {
     if (v.inlined()) continue;
     parallel_actions(p, v, t, out);

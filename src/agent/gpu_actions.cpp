@@ -1,18 +1,208 @@
-// The GPU action tables (actions.h): threads per block and elements per thread for each kernel's
-// loop nest (L1); shared-memory and register tiles for reductions (L2).
+// The GPU action tables (actions.h): for each kernel's loop nest, threads per block, elements per
+// thread and the threads that reduce a point together (L1); producers fused into their consumer's
+// threads, inlining, and block tiles for reductions over two pure axes — each thread a register
+// tile, the operands' panels cached in shared memory (L2). Factor sets: powers of two up to the
+// target's threads per block, tiles whose shared panels fit its shared memory per block.
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
 
 #include "agent/action_util.h"
 #include "agent/cpu_actions.h"
 
 namespace ekb::agent::detail {
 
+namespace {
+
+void add(std::vector<Action>& out, AgentLayer layer, ActionKind kind, std::string name, AgentProgram p) {
+  out.push_back({layer, std::move(name), std::move(p), kind});
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t n = 1;
+  for (int64_t x : v) n *= x;
+  return n;
+}
+
+// `vars` fused into one loop (directives appended to `dirs`); its name.
+std::string fuse_all(const std::vector<std::string>& vars, std::vector<std::string>& dirs) {
+  std::string fused = vars[0];
+  for (size_t i = 1; i < vars.size(); ++i) {
+    std::string next = fused + "_" + vars[i];
+    dirs.push_back(fmt::format("fuse {} {} -> {}", fused, vars[i], next));
+    fused = next;
+  }
+  return fused;
+}
+
+std::vector<int64_t> thread_counts(const Target& t, int64_t at_most) {
+  std::vector<int64_t> v;
+  for (int64_t n = 32; n <= t.max_threads_per_block && n <= std::max<int64_t>(32, at_most); n *= 2) v.push_back(n);
+  return v;
+}
+
+// A stage's pure loops as one, over blocks of `threads` threads, each thread taking `per_thread`
+// elements a block's width apart (so that neighbouring threads touch neighbouring elements).
+std::vector<std::string> elementwise_line(const lower::LStage& st, int64_t threads, int64_t per_thread) {
+  std::vector<std::string> dirs;
+  std::string f = fuse_all(st.vars, dirs);
+  if (per_thread <= 1) {
+    dirs.push_back(fmt::format("split {} {} -> {}_b {}_t", f, threads, f, f));
+    dirs.push_back(fmt::format("bind {}_b block.x; bind {}_t thread.x", f, f));
+    return dirs;
+  }
+  dirs.push_back(fmt::format("split {} {} -> {}_b {}_r", f, threads * per_thread, f, f));
+  dirs.push_back(fmt::format("split {}_r {} -> {}_u {}_t", f, threads, f, f));
+  dirs.push_back(fmt::format("reorder {}_t {}_u", f, f));
+  dirs.push_back(fmt::format("bind {}_b block.x; bind {}_t thread.x; unroll {}_u", f, f, f));
+  return dirs;
+}
+
+// A block per output point whose `threads` threads reduce it together.
+std::vector<std::string> cross_thread_line(const lower::LStage& st, int64_t threads) {
+  std::vector<std::string> dirs;
+  std::string pure = st.vars.empty() ? "" : fuse_all(st.vars, dirs);
+  std::string red = fuse_all(st.rvars, dirs);
+  dirs.push_back(fmt::format("split {} {} -> {}_s {}_t", red, threads, red, red));
+  dirs.push_back(fmt::format("reorder {}_t {}_s", red, red));
+  if (!pure.empty()) dirs.push_back(fmt::format("bind {} block.x", pure));
+  dirs.push_back(fmt::format("bind {}_t thread.x", red));
+  return dirs;
+}
+
+void schedule_actions_for(const AgentProgram& p, const StageView& v, const Target& t, std::vector<Action>& out) {
+  const lower::LStage& st = *v.stage;
+  if (!v.root() || st.created || st.vars.empty()) return;
+  int64_t points = product(st.extents), rext = st.has_reduction() ? product(st.rextents) : 1;
+  const std::string& s = st.name;
+  for (int64_t threads : thread_counts(t, points)) {
+    add(out, AgentLayer::schedule, ActionKind::gpu_threads, fmt::format("{}: {} threads per block", s, threads),
+        with_line(p, s, elementwise_line(st, threads, 1), false));
+    for (int64_t e : {2, 4, 8})
+      if (threads * e <= points)
+        add(out, AgentLayer::schedule, ActionKind::gpu_elements,
+            fmt::format("{}: {} threads per block, {} elements each", s, threads, e), with_line(p, s, elementwise_line(st, threads, e), false));
+  }
+  if (st.has_reduction() && is_float(st.type) && rext >= 32)
+    for (int64_t threads : thread_counts(t, rext))
+      add(out, AgentLayer::schedule, ActionKind::gpu_reduction_threads, fmt::format("{}: {} threads reduce each point", s, threads),
+          with_line(p, s, cross_thread_line(st, threads), false));
+}
+
+// The thread loop of a stage's nest (its innermost loop bound to thread.x), if any.
+const LoopInfo* thread_loop(const StageView& v) {
+  for (auto it = v.loops.rbegin(); it != v.loops.rend(); ++it)
+    if (it->kind == lir::LoopKind::gpu_thread) return &*it;
+  return nullptr;
+}
+
+void fusion_actions(const AgentProgram& p, const Analysis& a, const StageView& v, const std::vector<StageView>& all,
+                    std::vector<Action>& out) {
+  const lower::LStage& st = *v.stage;
+  const std::string& s = st.name;
+  if (st.is_output) return;
+  const StageLine* l2 = p.line(s, true);
+  if (v.inlined()) {
+    for (size_t i : find_directives(l2, "inline"))
+      add(out, AgentLayer::memory, ActionKind::inline_stage, fmt::format("{}: not inlined (its own kernel)", s), with_replaced(p, s, true, i, ""));
+    return;
+  }
+  if (!st.has_reduction() && !st.created && find_directives(l2, "inline").empty()) {
+    AgentProgram q = with_line(p, s, {}, false);
+    drop_directives(q, s, true, "compute_at");
+    add(out, AgentLayer::memory, ActionKind::inline_stage, fmt::format("{}: inlined into its readers", s), with_appended(q, s, "inline", true));
+  }
+  auto consumers = a.graph.consumers(s);
+  if (consumers.size() != 1 || !v.root()) return;
+  for (const auto& x : all) {
+    if (x.stage->name != consumers[0] || x.inlined()) continue;
+    const LoopInfo* tl = thread_loop(x);
+    if (!tl) continue;
+    AgentProgram q = with_line(p, s, {}, false);
+    drop_directives(q, s, true, "compute_at");
+    add(out, AgentLayer::memory, ActionKind::gpu_fuse, fmt::format("{}: computed in each thread of {}", s, x.stage->name),
+        with_appended(q, s, fmt::format("compute_at {} {}", x.stage->name, tl->name), true));
+  }
+}
+
+// The inputs a reduction stage reads with a reduction variable: the operands a block tile caches.
+std::vector<std::string> reduced_operands(const lower::LStage& st, const Analysis& a) {
+  std::vector<std::string> out;
+  std::function<void(const lir::ExprP&)> walk = [&](const lir::ExprP& e) {
+    if (!e) return;
+    if (e->kind == lir::EK::load && a.graph.input(e->name) && std::find(out.begin(), out.end(), e->name) == out.end()) {
+      bool uses_r = false;
+      for (const auto& x : e->args)
+        for (const auto& r : st.rvars) uses_r = uses_r || (x->kind == lir::EK::var && x->name == r);
+      if (uses_r) out.push_back(e->name);
+    }
+    for (const auto& x : e->args) walk(x);
+  };
+  walk(st.value);
+  return out;
+}
+
+void block_tile_actions(const AgentProgram& p, const Analysis& a, const StageView& v, const Target& t, std::vector<Action>& out) {
+  const lower::LStage& st = *v.stage;
+  if (!st.has_reduction() || st.vars.size() < 2 || st.created || st.rvars.size() != 1 || !is_float(st.type)) return;
+  const std::string& s = st.name;
+  size_t n = st.vars.size();
+  const std::string &mv = st.vars[n - 2], &nv = st.vars[n - 1], &kv = st.rvars[0];
+  int64_t em = st.extents[n - 2], en = st.extents[n - 1], ek = st.rextents[0];
+  for (size_t i = 0; i + 2 < n; ++i)
+    if (st.extents[i] != 1) return;  // a batch of matrices: not handled
+  auto operands = reduced_operands(st, a);
+  if (operands.empty()) return;
+  std::string local = fresh_name(a, s + "_l");
+  for (auto [bm, bn] : std::vector<std::pair<int64_t, int64_t>>{{32, 32}, {64, 64}, {128, 64}, {64, 128}, {128, 128}})
+    for (auto [tm, tn] : std::vector<std::pair<int64_t, int64_t>>{{4, 4}, {8, 4}, {4, 8}, {8, 8}})
+      for (int64_t bk : {8, 16, 32}) {
+        if (em % bm || en % bn || ek % bk || bm % tm || bn % tn) continue;
+        int64_t ty = bm / tm, tx = bn / tn, threads = ty * tx;
+        if (threads < 32 || threads > t.max_threads_per_block) continue;
+        if ((bm + bn) * bk * 4 > t.shared_memory_per_block) continue;
+        std::vector<std::string> l1 = {
+            fmt::format("tile {} {} {} {} -> bm bn mi ni", mv, nv, bm, bn), fmt::format("split mi {} -> ty my", tm),
+            fmt::format("split ni {} -> tx ny", tn), "reorder bm bn ty tx my ny",
+            "bind bm block.y; bind bn block.x; bind ty thread.y; bind tx thread.x"};
+        std::vector<std::string> cl = {fmt::format("split {} {} -> ko ki", kv, bk), fmt::format("reorder ko ki {} {}", mv, nv), "unroll ki",
+                                       fmt::format("unroll {} {}", mv, tm), fmt::format("unroll {} {}", nv, tn)};
+        std::vector<std::string> l2 = {fmt::format("cache_write local at tx -> {}", local)};
+        std::vector<std::string> l2_local;
+        AgentProgram q = with_line(p, s, l1, false);
+        drop_directives(q, s, true, "compute_at");
+        for (const auto& op : operands) {
+          std::string cache = fresh_name(a, op + "_s");
+          l2_local.push_back(fmt::format("cache_read {} shared at ko -> {}", op, cache));
+          // The block's threads copy the panel together, one element each per turn.
+          q = with_line(q, cache,
+                        {"fuse ax0 ax1 -> f", fmt::format("split f {} -> fo fi", threads), fmt::format("split fi {} -> ty tx", tx),
+                         "bind ty thread.y; bind tx thread.x"},
+                        false);
+        }
+        auto& mem = q.line_for(s, true).directives;
+        mem.insert(mem.end(), l2.begin(), l2.end());
+        q.line_for(local, true).directives = l2_local;
+        q = with_line(q, local, cl, false);
+        add(out, AgentLayer::memory, ActionKind::gpu_block_tile,
+            fmt::format("{}: block tile {}x{}, {}x{} per thread, k by {}", s, bm, bn, tm, tn, bk), std::move(q));
+      }
+}
+
+}  // namespace
+
 void gpu_schedule_actions(const AgentProgram& p, const Analysis& a, const Target& t, std::vector<Action>& out) {
-  (void)p, (void)a, (void)t, (void)out;
+  for (const auto& v : stage_views(a))
+    if (!v.inlined()) schedule_actions_for(p, v, t, out);
 }
 
 void gpu_memory_actions(const AgentProgram& p, const Analysis& a, const Target& t, std::vector<Action>& out) {
-  (void)p, (void)a, (void)t, (void)out;
+  auto views = stage_views(a);
+  for (const auto& v : views) {
+    fusion_actions(p, a, v, views, out);
+    if (!v.inlined()) block_tile_actions(p, a, v, t, out);
+  }
 }
 
 }  // namespace ekb::agent::detail

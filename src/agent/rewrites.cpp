@@ -26,13 +26,13 @@ namespace {
 
 enum class Rewrite { reciprocal, constant_divisor, split_reduction };
 
-const char* rewrite_family(Rewrite r) {
+ActionKind kind_of(Rewrite r) {
   switch (r) {
-    case Rewrite::reciprocal: return "reciprocal";
-    case Rewrite::constant_divisor: return "constant divisor";
-    case Rewrite::split_reduction: return "split reduction";
+    case Rewrite::reciprocal: return ActionKind::reciprocal;
+    case Rewrite::constant_divisor: return ActionKind::constant_divisor;
+    case Rewrite::split_reduction: return ActionKind::split_reduction;
   }
-  return "?";
+  return ActionKind::reciprocal;
 }
 
 bool is_constant_expr(const Expr& e) {
@@ -237,7 +237,7 @@ void compute_actions(const AgentProgram& p, const Analysis& a, const Target& t, 
           AgentProgram q = program_from(*text, default_schedule_text(*np, t), p.backend);
           // The reciprocal is computed once per row: its own loops, never inlined back into every element.
           if (r == Rewrite::reciprocal && !new_stage.empty()) drop_directives(q, new_stage, true, "inline");
-          out.push_back({AgentLayer::compute, what, std::move(q), rewrite_family(r)});
+          out.push_back({AgentLayer::compute, what, std::move(q), kind_of(r)});
         } catch (const std::exception&) {
         }
       }

@@ -149,9 +149,9 @@ class Loop {
       // The round: the best-ranked candidate of each kind of revision first (the model is only a
       // guide, and a kind it misjudges would otherwise never be measured), then the best of the rest.
       std::vector<size_t> pick;
-      std::set<std::string> kinds;
+      std::set<ActionKind> kinds;
       for (size_t i = 0; i < ranked.size() && pick.size() < static_cast<size_t>(o_.per_round); ++i)
-        if (kinds.insert(ranked[i].action.family).second) pick.push_back(i);
+        if (kinds.insert(ranked[i].action.kind).second) pick.push_back(i);
       for (size_t i = 0; i < ranked.size() && pick.size() < static_cast<size_t>(o_.per_round); ++i)
         if (std::find(pick.begin(), pick.end(), i) == pick.end()) pick.push_back(i);
       std::sort(pick.begin(), pick.end());

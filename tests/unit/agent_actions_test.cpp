@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "agent/actions.h"
+#include "codegen/c_printer.h"
+#include "harness/device_profiles.h"
+#include "ir/check.h"
 #include "suite/suite.h"
 
 namespace ekb::agent {
@@ -35,7 +38,7 @@ TEST(AgentActions, EveryTaskHasLegalScheduleRevisionsAndProgramsRoundTrip) {
       for (const auto& x : actions) {
         EXPECT_NE(x.program.hash(), p.hash()) << task.name << ": " << x.name;
         EXPECT_EQ(x.layer, layer) << task.name << ": " << x.name;
-        EXPECT_FALSE(x.family.empty()) << task.name << ": " << x.name;
+        EXPECT_EQ(action_kind_info(x.kind).layer, layer) << task.name << ": " << x.name;
         ++total;
         if (layer == AgentLayer::schedule && analyze(x.program, t)) ++legal;
       }
@@ -54,14 +57,14 @@ TEST(AgentActions, RegisterTilesFitTheVectorRegisters) {
   ASSERT_TRUE(a0);
   std::optional<AgentProgram> split;
   for (const auto& x : enumerate_actions(start, *a0, AgentLayer::compute, t))
-    if (x.family == "split reduction") split = x.program;
+    if (x.kind == ActionKind::split_reduction) split = x.program;
   ASSERT_TRUE(split);
   AgentProgram p = *split;
   auto a = analyze(p, t);
   ASSERT_TRUE(a) << p.text();
   int tiles = 0;
   for (const auto& x : enumerate_actions(p, *a, AgentLayer::memory, t)) {
-    if (x.family != "register tile") continue;
+    if (x.kind != ActionKind::register_tile) continue;
     ++tiles;
     int mi = 0, ni = 0;
     ASSERT_EQ(std::sscanf(x.name.c_str() + x.name.find("register tile ") + 14, "%dx%d", &mi, &ni), 2) << x.name;
@@ -79,7 +82,7 @@ TEST(AgentActions, TheReciprocalRewriteKeepsTheInterface) {
   auto a = analyze(p, t);
   bool found = false;
   for (const auto& x : enumerate_actions(p, *a, AgentLayer::compute, t)) {
-    if (x.family != "reciprocal") continue;
+    if (x.kind != ActionKind::reciprocal) continue;
     found = true;
     auto b = analyze(x.program, t);
     ASSERT_TRUE(b) << x.program.text();
@@ -101,6 +104,56 @@ TEST(AgentActions, TileFactorsAreDivisorsAndPowersOfTwoSpreadOverTheRange) {
   EXPECT_EQ(f.front(), 2);
   EXPECT_EQ(f.back(), 64);
   EXPECT_TRUE(tile_factors(3, 2, 64).size() == 1);  // 2 (below 3, a power of two)
+}
+
+}  // namespace
+}  // namespace ekb::agent
+
+namespace ekb::agent {
+namespace {
+
+TEST(AgentActions, GpuTablesGiveLegalRevisionsForEveryTask) {
+  Target t = default_target(Backend::cuda);
+  int tasks_with_memory_actions = 0;
+  for (const auto& task : suite().tasks()) {
+    AgentProgram p = default_program(*task.program, t);
+    auto a = analyze(p, t);
+    ASSERT_TRUE(a) << task.name;
+    int legal = 0;
+    for (const auto& x : enumerate_actions(p, *a, AgentLayer::schedule, t)) legal += analyze(x.program, t).has_value();
+    EXPECT_GT(legal, 0) << task.name;
+    tasks_with_memory_actions += !enumerate_actions(p, *a, AgentLayer::memory, t).empty();
+  }
+  EXPECT_GT(tasks_with_memory_actions, 10);
+}
+
+TEST(AgentActions, GpuBlockTilesLowerWithinAProfilesLimits) {
+  const char* text = R"(kernel mm
+  category gemm
+  domain general
+  dim M = 256, N = 256, K = 256
+  in A : f32[M, K]
+  in B : f32[K, N]
+  out C : f32[M, N]
+  C[m, n] = sum(k) A[m, k] * B[k, n]
+)";
+  auto prog = load_program(std::make_shared<SourceFile>("mm.ekb", text));
+  for (const char* profile : {"h200-cuda", "mali-g57-opencl"}) {
+    Target t = find_device(profile).target();
+    AgentProgram p = default_program(*prog, t);
+    auto a = analyze(p, t);
+    ASSERT_TRUE(a);
+    int tiles = 0, legal = 0;
+    for (const auto& x : enumerate_actions(p, *a, AgentLayer::memory, t)) {
+      if (x.kind != ActionKind::gpu_block_tile) continue;
+      if (++tiles > 6) continue;  // (lowering a block tile unrolls a lot: a few are enough)
+      auto b = analyze(x.program, t);
+      legal += b.has_value();
+      if (b) EXPECT_NE(codegen::print_for_backend(b->kernel).find("@launch"), std::string::npos);
+    }
+    EXPECT_GT(tiles, 3) << profile;
+    EXPECT_GT(legal, 0) << profile;
+  }
 }
 
 }  // namespace

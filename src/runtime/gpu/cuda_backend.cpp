@@ -41,7 +41,8 @@ class CudaBackend : public GpuBackend {
     check(api_.cuEventCreate(&end_, 0), "cuEventCreate");
   }
   ~CudaBackend() override {
-    for (CUdeviceptr p : buffers_) api_.cuMemFree(p);
+    for (size_t i = 0; i < buffers_.size(); ++i)
+      if (owned_[i]) api_.cuMemFree(buffers_[i]);
     if (flush_) api_.cuMemFree(flush_);
     if (module_) api_.cuModuleUnload(module_);
     if (start_) api_.cuEventDestroy(start_);
@@ -77,6 +78,13 @@ class CudaBackend : public GpuBackend {
     CUdeviceptr p = 0;
     check(api_.cuMemAlloc(&p, std::max<size_t>(bytes, 256)), fmt::format("cuMemAlloc of {} bytes", bytes));
     buffers_.push_back(p);
+    owned_.push_back(true);
+    return buffers_.size() - 1;
+  }
+  size_t view(size_t of, size_t offset, size_t bytes) override {
+    (void)bytes;
+    buffers_.push_back(buffers_.at(of) + offset);
+    owned_.push_back(false);
     return buffers_.size() - 1;
   }
   void upload(size_t b, const void* host, size_t bytes) override {
@@ -90,19 +98,24 @@ class CudaBackend : public GpuBackend {
     check(api_.cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
-  double run(const std::vector<Launch>& launches, const std::vector<size_t>& args) override {
+  double run(const std::vector<Launch>& launches, const std::vector<size_t>& args, bool locate,
+             const std::function<void(size_t)>& on_launch) override {
     std::vector<CUdeviceptr> ptrs;
     for (size_t a : args) ptrs.push_back(buffers_.at(a));
     std::vector<void*> params;
     for (auto& p : ptrs) params.push_back(&p);
     check(api_.cuCtxSynchronize(), "cuCtxSynchronize before the launches");
     check(api_.cuEventRecord(start_, nullptr), "cuEventRecord");
-    for (const auto& l : launches) {
+    for (size_t i = 0; i < launches.size(); ++i) {
+      const Launch& l = launches[i];
       CUfunction f = function(l.kernel);
+      std::string where = fmt::format("launch {} of {} ({}, grid {}x{}x{}, block {}x{}x{})", i + 1, launches.size(), l.kernel,
+                                      l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2]);
       check(api_.cuLaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], 0, nullptr,
                                 params.data(), nullptr),
-            fmt::format("launching {} (grid {}x{}x{}, block {}x{}x{})", l.kernel, l.grid[0], l.grid[1], l.grid[2], l.block[0],
-                        l.block[1], l.block[2]));
+            where);
+      if (on_launch) on_launch(i);
+      if (locate) check(api_.cuCtxSynchronize(), where);
     }
     check(api_.cuEventRecord(end_, nullptr), "cuEventRecord");
     check(api_.cuEventSynchronize(end_), "running the kernels");
@@ -129,6 +142,7 @@ class CudaBackend : public GpuBackend {
   unsigned flush_byte_ = 0;
   DeviceInfo info_;
   std::vector<CUdeviceptr> buffers_;
+  std::vector<bool> owned_;  // allocated here (else a view into another)
   std::vector<std::pair<std::string, CUfunction>> functions_;
 
   void check(CUresult r, const std::string& what) const {

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -70,6 +71,9 @@ class GpuBackend {
 
   // Device buffers, by index in the order allocated. Throws GpuError (e.g. out of device memory).
   virtual size_t alloc(size_t bytes) = 0;
+  // A buffer that is `bytes` of buffer `of` from `offset` on (a multiple of 4096): a kernel given it
+  // writes into `of`, so a write past it lands in the bytes around it (guard zones).
+  virtual size_t view(size_t of, size_t offset, size_t bytes) = 0;
   virtual void upload(size_t buffer, const void* host, size_t bytes) = 0;
   virtual void download(size_t buffer, void* host, size_t bytes) = 0;
   virtual void fill(size_t buffer, unsigned char byte, size_t bytes) = 0;
@@ -77,8 +81,11 @@ class GpuBackend {
   // Runs `launches` in order, every kernel taking `args` (buffer indices) as its parameters, and
   // waits for them. The whole device is idle before the first launch and after the last; the time
   // returned is the device's, in ms, from the start of the first kernel to the end of the last.
-  // Throws GpuError when a launch fails (an illegal address in the kernel, a launch beyond limits).
-  virtual double run(const std::vector<Launch>& launches, const std::vector<size_t>& args) = 0;
+  // Throws GpuError when a launch fails (an illegal address in the kernel, a launch beyond limits),
+  // naming the launch when `locate` (each launch is then waited for before the next: untimed calls
+  // only). `on_launch(i)` (when given) hears of launch i before it is waited for.
+  virtual double run(const std::vector<Launch>& launches, const std::vector<size_t>& args, bool locate = false,
+                     const std::function<void(size_t)>& on_launch = {}) = 0;
 
   // Evicts the device's last-level cache (writes a buffer twice its size) and waits.
   virtual void flush_cache() = 0;

@@ -89,6 +89,7 @@ Loaded load() {
   bind(a.clSetKernelArg, "clSetKernelArg");
   bind(a.clGetKernelWorkGroupInfo, "clGetKernelWorkGroupInfo");
   bind(a.clCreateBuffer, "clCreateBuffer");
+  bind(a.clCreateSubBuffer, "clCreateSubBuffer");
   bind(a.clEnqueueWriteBuffer, "clEnqueueWriteBuffer");
   bind(a.clEnqueueReadBuffer, "clEnqueueReadBuffer");
   bind(a.clEnqueueFillBuffer, "clEnqueueFillBuffer");

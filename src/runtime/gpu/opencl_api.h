@@ -47,6 +47,7 @@ inline constexpr cl_int CL_DEVICE_NOT_FOUND = -1;
 inline constexpr cl_int CL_BUILD_PROGRAM_FAILURE = -11;
 inline constexpr cl_int CL_INVALID_KERNEL_NAME = -46;
 inline constexpr cl_int CL_PLATFORM_NOT_FOUND_KHR = -1001;
+inline constexpr cl_uint kBufferCreateTypeRegion = 0x1220;  // CL_BUFFER_CREATE_TYPE_REGION
 inline constexpr cl_bool CL_FALSE = 0;
 inline constexpr cl_bool CL_TRUE = 1;
 inline constexpr cl_platform_info CL_PLATFORM_VERSION = 0x0901;
@@ -91,6 +92,7 @@ struct OpenClApi {
   cl_int (*clGetKernelWorkGroupInfo)(cl_kernel, cl_device_id, cl_kernel_work_group_info, size_t, void*,
                                      size_t*) = nullptr;
   cl_mem (*clCreateBuffer)(cl_context, cl_mem_flags, size_t, void*, cl_int*) = nullptr;
+  cl_mem (*clCreateSubBuffer)(cl_mem, cl_mem_flags, cl_uint, const void*, cl_int*) = nullptr;  // OpenCL 1.1
   cl_int (*clEnqueueWriteBuffer)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void*, cl_uint,
                                  const cl_event*, cl_event*) = nullptr;
   cl_int (*clEnqueueReadBuffer)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, void*, cl_uint, const cl_event*,

@@ -152,6 +152,19 @@ class OpenClBackend : public GpuBackend {
     return buffers_.size() - 1;
   }
 
+  size_t view(size_t of, size_t offset, size_t bytes) override {
+    cl_mem parent = buffer_at(of, offset + bytes, "view");
+    struct {
+      size_t origin, size;
+    } region{offset, std::max<size_t>(bytes, 1)};
+    cl_int err = CL_SUCCESS;
+    cl_mem m = cl_->clCreateSubBuffer(parent, CL_MEM_READ_WRITE, kBufferCreateTypeRegion, &region, &err);
+    if (err != CL_SUCCESS) throw GpuError(fmt::format("clCreateSubBuffer({} bytes at {}): {}", bytes, offset, cl_error_name(err)));
+    buffers_.push_back(m);
+    sizes_.push_back(bytes);
+    return buffers_.size() - 1;
+  }
+
   void upload(size_t buffer, const void* host, size_t bytes) override {
     cl_mem m = buffer_at(buffer, bytes, "upload");
     if (bytes == 0) return;
@@ -171,13 +184,15 @@ class OpenClBackend : public GpuBackend {
     check(cl_->clFinish(queue_), "clFinish");
   }
 
-  double run(const std::vector<Launch>& launches, const std::vector<size_t>& args) override {
+  double run(const std::vector<Launch>& launches, const std::vector<size_t>& args, bool locate,
+             const std::function<void(size_t)>& on_launch) override {
     if (launches.empty()) return 0;
     std::vector<cl_mem> mems;
     for (size_t a : args) mems.push_back(buffer_at(a, 0, "run"));
     check(cl_->clFinish(queue_), "clFinish");
     Events events{cl_, {}};
-    for (const auto& l : launches) {
+    for (size_t li = 0; li < launches.size(); ++li) {
+      const Launch& l = launches[li];
       cl_kernel k = kernel(l.kernel);
       for (size_t i = 0; i < mems.size(); ++i)
         if (cl_int r = cl_->clSetKernelArg(k, static_cast<cl_uint>(i), sizeof(cl_mem), &mems[i]); r != CL_SUCCESS)
@@ -189,15 +204,20 @@ class OpenClBackend : public GpuBackend {
         local[d] = l.block[d];
         if (d > 0 && (l.grid[d] != 1 || l.block[d] != 1)) dims = static_cast<cl_uint>(d + 1);
       }
+      std::string where = fmt::format("launch {} of {} ({}, grid {}x{}x{}, block {}x{}x{})", li + 1, launches.size(), l.kernel,
+                                      l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2]);
       cl_event e = nullptr;
       cl_int r = cl_->clEnqueueNDRangeKernel(queue_, k, dims, nullptr, global, local, 0, nullptr, &e);
       if (r != CL_SUCCESS) {
         cl_->clFinish(queue_);
-        throw GpuError(fmt::format("clEnqueueNDRangeKernel({}, grid {}x{}x{}, block {}x{}x{}): {}", l.kernel,
-                                   l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
-                                   cl_error_name(r)));
+        throw GpuError(fmt::format("{}: clEnqueueNDRangeKernel: {}", where, cl_error_name(r)));
       }
       events.list.push_back(e);
+      if (on_launch) on_launch(li);
+      if (locate) {
+        check(cl_->clFinish(queue_), where.c_str());
+        check(cl_->clWaitForEvents(1, &e), where.c_str());
+      }
     }
     check(cl_->clFinish(queue_), "clFinish");
     // A kernel that failed on the device reports it through its event's status here.
