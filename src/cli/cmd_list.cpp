@@ -15,16 +15,23 @@ void register_list(CLI::App& app, Globals& g) {
                                          "flops and minimum bytes moved.");
   auto json = std::make_shared<bool>(false);
   auto category = std::make_shared<std::string>();
+  auto subset = std::make_shared<std::string>();
   cmd->add_flag("--json", *json, "print a JSON array, one object per workload");
+  cmd->add_option("--subset", *subset, "only the tasks of this subset (suite/subsets/NAME.txt, e.g. agent)")->option_text("NAME");
   cmd->add_option("--category", *category, "only this category (" + fmt::format("{}", fmt::join(known_categories(), ", ")) + ")")
       ->option_text("C");
-  cmd->callback([json, category, &g] {
+  cmd->callback([json, category, subset, &g] {
     if (!category->empty() && std::find(known_categories().begin(), known_categories().end(), *category) == known_categories().end())
       throw std::runtime_error(fmt::format("unknown category `{}`; categories: {}", *category, fmt::join(known_categories(), ", ")));
     Suite s = g.load_suite();
     std::vector<const Task*> tasks;
-    for (const auto& t : s.tasks())
-      if (category->empty() || t.category == *category) tasks.push_back(&t);
+    if (!subset->empty()) {
+      for (const Task* t : s.subset(*subset))
+        if (category->empty() || t->category == *category) tasks.push_back(t);
+    } else {
+      for (const auto& t : s.tasks())
+        if (category->empty() || t.category == *category) tasks.push_back(&t);
+    }
     if (*json) {
       nlohmann::json a = nlohmann::json::array();
       for (const Task* t : tasks) a.push_back(task_json(*t));

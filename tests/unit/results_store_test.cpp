@@ -114,10 +114,60 @@ TEST(ResultsStore, AVersion1StoreIsUpgradedWithEveryAttemptKept) {
   EXPECT_EQ(attempts[0].task, "relu");
   EXPECT_DOUBLE_EQ(attempts[0].eval.speedup, 2.0);
   EXPECT_EQ(attempts[0].eval.candidate_memory, 0u);  // not measured then
+  EXPECT_DOUBLE_EQ(attempts[0].eval.speedup_lo, 2.0);  // no interval then: it reads as the speedup
+  EXPECT_DOUBLE_EQ(attempts[0].eval.speedup_hi, 2.0);
+  EXPECT_FALSE(attempts[0].eval.noisy);
   AttemptRecord a = attempt("relu", 1, "ok", 1.5);
   a.eval.candidate_memory = 4096;
   s.add_attempt(1, a);
   EXPECT_EQ(s.attempts(1).size(), 2u);
+}
+
+TEST(ResultsStore, IntervalsAndNoisyFlagsAreStoredPerAttempt) {
+  std::string path = temp_path("interval.db");
+  ResultsStore s(path);
+  RunInfo r = s.open_run("k", "cpu", "host", nlohmann::json::object());
+  AttemptRecord a = attempt("t", 0, "ok", 1.2);
+  a.eval.speedup_lo = 1.1;
+  a.eval.speedup_hi = 1.35;
+  a.eval.noisy = true;
+  s.add_attempt(r.id, a);
+  auto back = s.attempts(r.id).at(0);
+  EXPECT_DOUBLE_EQ(back.eval.speedup_lo, 1.1);
+  EXPECT_DOUBLE_EQ(back.eval.speedup_hi, 1.35);
+  EXPECT_TRUE(back.eval.noisy);
+}
+
+TEST(ResultsStore, AgentStepsAreStoredReplacedAndForgotten) {
+  std::string path = temp_path("steps.db");
+  ResultsStore s(path);
+  RunInfo r = s.open_run("agent", "cpu", "host", nlohmann::json::object());
+  for (int i = 0; i < 4; ++i) {
+    StepRecord st;
+    st.task = "t";
+    st.step = i;
+    st.layer = i == 0 ? "L1" : "L2";
+    st.action = "action " + std::to_string(i);
+    st.program = "kernel t\n";
+    st.program_hash = "h" + std::to_string(i);
+    st.accepted = i == 2;
+    st.eval = attempt("t", 0, i == 3 ? "wrong" : "ok", 1.0 + i).eval;
+    s.put_step(r.id, st);
+  }
+  StepRecord again;
+  again.task = "t";
+  again.step = 1;
+  again.action = "replaced";
+  s.put_step(r.id, again);
+  auto steps = s.steps(r.id, "t");
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[1].action, "replaced");
+  EXPECT_TRUE(steps[2].accepted);
+  EXPECT_DOUBLE_EQ(steps[2].eval.speedup, 3.0);
+  EXPECT_EQ(steps[3].eval.outcome, Outcome::wrong);
+  s.forget_steps(r.id, "t", 2);
+  EXPECT_EQ(s.steps(r.id, "t").size(), 2u);
+  EXPECT_EQ(s.step_tasks(r.id), std::vector<std::string>{"t"});
 }
 
 }  // namespace

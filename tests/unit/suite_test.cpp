@@ -91,6 +91,20 @@ TEST(Figures, MatmulFlopsAndBytes) {
   EXPECT_EQ(f.stages, 1);
 }
 
+TEST(Figures, AGatheredInputCountsNothingAndADirectlyReadOneCountsWhole) {
+  // Y reads 8 rows of the 1000-row table through the indices: the table need not be read whole (the
+  // indices may all name one row), so the bound counts only the indices and the output.
+  auto p = valid("kernel g\n  dim N = 8, V = 1000, D = 16\n  in T : f32[V, D]\n  in I : i32[N] ~ int(0, 999)\n"
+                 "  out Y : f32[N, D]\n  Y[n, d] = T[I[n], d]\n");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(compute_figures(*p).bytes, 8 * 4 + 8 * 16 * 4);
+  // Read directly as well: the whole table counts.
+  auto q = valid("kernel g\n  dim N = 8, V = 1000, D = 16\n  in T : f32[V, D]\n  in I : i32[N] ~ int(0, 999)\n"
+                 "  out Y : f32[N, D]\n  Y[n, d] = T[I[n], d] + T[n, d]\n");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(compute_figures(*q).bytes, 1000 * 16 * 4 + 8 * 4 + 8 * 16 * 4);
+}
+
 TEST(Figures, CountingRules) {
   // select counts its larger branch; casts, reads and index arithmetic count nothing.
   auto p = valid("kernel k\n  dim N = 10\n  in X : f32[N]\n  out Y : f32[N]\n  out Q : i8[N]\n"
