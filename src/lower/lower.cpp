@@ -31,6 +31,9 @@ LoweredKernel lower_kernel(const Program& p, const Target& target, const Section
   body = simplify_stmt(body);
   // 5. Vectorized loops with guarded tails split into full vectors and a serial remainder.
   body = partition_vector_loops(body);
+  // 5b. Conditions the loops do not change tested above them (cpu), full tiles without branches
+  //     (after the loops of one iteration are gone: a condition on one of them is on its value).
+  if (!target.gpu()) body = unswitch_loops(simplify_stmt(remove_trivial_loops(body)));
   // 6. Unrolled loops expanded.
   body = unroll_loops(body);
   // 7. Loops of one iteration become lets; a last simplification.

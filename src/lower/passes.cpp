@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -108,6 +109,74 @@ StmtP partition_vector_loops(const StmtP& s) {
     return if_then(binary(BinOp::eq, s->extent, int_imm(w), DType::boolean), vec, serial);
   }
   return map_stmt(s, partition_vector_loops);
+}
+
+namespace {
+
+void free_vars(const ExprP& e, std::set<std::string>& out) {
+  if (!e) return;
+  if (e->kind == EK::var) out.insert(e->name);
+  for (const auto& a : e->args) free_vars(a, out);
+}
+
+// The first `if` inside a loop within `s` whose condition reads only variables in `bound` (so it
+// has the same value on every iteration of those loops); null when there is none.
+ExprP invariant_condition(const StmtP& s, const std::set<std::string>& bound, bool inside_loop) {
+  if (!s) return nullptr;
+  if (s->kind == SK::if_ && inside_loop) {
+    std::set<std::string> vars;
+    free_vars(s->value, vars);
+    if (std::all_of(vars.begin(), vars.end(), [&](const std::string& v) { return bound.count(v) > 0; })) return s->value;
+  }
+  for (const auto& b : s->body)
+    if (ExprP c = invariant_condition(b, bound, inside_loop || s->kind == SK::for_)) return c;
+  return nullptr;
+}
+
+// `s` with every `if` on condition `c` (the same text) replaced by the branch `value` selects.
+StmtP assume(const StmtP& s, const std::string& c, bool value) {
+  if (!s) return s;
+  if (s->kind == SK::if_ && to_string(s->value) == c) return assume(value ? s->body[0] : (s->body.size() > 1 ? s->body[1] : nullptr), c, value);
+  auto copy = std::make_shared<Stmt>(*s);
+  for (auto& b : copy->body) b = assume(b, c, value);
+  if (copy->kind == SK::block) std::erase(copy->body, nullptr);
+  return copy;
+}
+
+constexpr int kMaxUnswitched = 3;  // conditions hoisted on one path: each doubles the code below it
+
+StmtP unswitch(const StmtP& s, std::set<std::string>& bound, int depth);
+
+// The body of a binder (loop, let): its invariant conditions hoisted to its top.
+StmtP unswitch_body(const StmtP& body, std::set<std::string>& bound, int depth) {
+  if (depth < kMaxUnswitched)
+    if (ExprP c = invariant_condition(body, bound, false)) {
+      std::string key = to_string(c);
+      StmtP yes = unswitch(assume(body, key, true), bound, depth + 1);
+      StmtP no = unswitch(assume(body, key, false), bound, depth + 1);
+      return if_then(c, yes ? yes : block({}), no ? no : block({}));
+    }
+  return unswitch(body, bound, depth);
+}
+
+StmtP unswitch(const StmtP& s, std::set<std::string>& bound, int depth) {
+  if (!s) return s;
+  auto copy = std::make_shared<Stmt>(*s);
+  if (s->kind == SK::for_ || s->kind == SK::let) {
+    bool added = bound.insert(s->var).second;
+    copy->body[0] = unswitch_body(s->body[0], bound, depth);
+    if (added) bound.erase(s->var);
+    return copy;
+  }
+  for (auto& b : copy->body) b = unswitch(b, bound, depth);
+  return copy;
+}
+
+}  // namespace
+
+StmtP unswitch_loops(const StmtP& s) {
+  std::set<std::string> bound;
+  return unswitch(s, bound, 0);
 }
 
 StmtP unroll_loops(const StmtP& s) {

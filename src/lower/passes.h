@@ -14,6 +14,12 @@ lir::StmtP simplify_stmt(const lir::StmtP& s);
 // A vectorized or unrolled loop whose extent is not a constant (a guarded tail) becomes
 // `if (extent == W) <vectorized / unrolled loop of W> else <serial loop>`.
 lir::StmtP partition_vector_loops(const lir::StmtP& s);
+// A condition that loops do not change (a guarded tail's `extent == W`, which depends on outer loops
+// only) is tested once above them: the loops below are copied, once where it holds and once where
+// it does not, so that the full tiles run without branches and their buffers keep constant indices
+// (the compiler then keeps them in registers). At most 3 conditions on a path. CPU only: on GPUs a
+// condition on the thread would move barriers into a branch.
+lir::StmtP unswitch_loops(const lir::StmtP& s);
 // Unrolled loops with a constant extent are replaced by one copy of their body per iteration.
 lir::StmtP unroll_loops(const lir::StmtP& s);
 // Loops of extent 1 become lets; empty loops disappear.

@@ -8,10 +8,7 @@ void ekb_kernel(const float* restrict A, const float* restrict B, float* restric
       float b_A_local[6] __attribute__((aligned(64)));
       /* stage A_local (computed at Y.m) */
       for (int64_t v_A_local_ax1 = 0; v_A_local_ax1 < 6; ++v_A_local_ax1) {
-        {
-          const int64_t v_A_local_ax0 = v_Y_m;
-          b_A_local[(v_Y_m - A_local_min0) * 6 + v_A_local_ax1] = A[v_A_local_ax0 * 6 + v_A_local_ax1];
-        }
+        b_A_local[(v_Y_m - A_local_min0) * 6 + v_A_local_ax1] = A[v_Y_m * 6 + v_A_local_ax1];
       }
       for (int64_t v_Y_n = 0; v_Y_n < 7; ++v_Y_n) {
         Y[v_Y_m * 7 + v_Y_n] = 0.0f;

@@ -14,13 +14,13 @@ void ekb_kernel(const float* restrict A, const float* restrict B, float* restric
     /* stage Y */
     for (int64_t v_Y_mo = 0; v_Y_mo < 3; ++v_Y_mo) {
       for (int64_t v_Y_no = 0; v_Y_no < 4; ++v_Y_no) {
-        {
-          const int64_t Yc_min0 = (v_Y_mo * 4);
-          const int64_t Yc_min1 = (v_Y_no * 4);
-          float b_Yc[16] __attribute__((aligned(64)));
-          /* stage Yc (computed at Y.no) */
-          for (int64_t v_Yc_mi = 0; v_Yc_mi < (4 < ((v_Y_mo * -4) + 10) ? 4 : ((v_Y_mo * -4) + 10)); ++v_Yc_mi) {
-            if (((4 < ((v_Y_no * -4) + 13) ? 4 : ((v_Y_no * -4) + 13)) == 4)) {
+        if (((4 < ((v_Y_no * -4) + 13) ? 4 : ((v_Y_no * -4) + 13)) == 4)) {
+          {
+            const int64_t Yc_min0 = (v_Y_mo * 4);
+            const int64_t Yc_min1 = (v_Y_no * 4);
+            float b_Yc[16] __attribute__((aligned(64)));
+            /* stage Yc (computed at Y.no) */
+            for (int64_t v_Yc_mi = 0; v_Yc_mi < (4 < ((v_Y_mo * -4) + 10) ? 4 : ((v_Y_mo * -4) + 10)); ++v_Yc_mi) {
               { /* vectorized: 4 lanes of Yc.ni */
                 const int64_t v_Yc_ni_base = 0;
                 {
@@ -28,21 +28,9 @@ void ekb_kernel(const float* restrict A, const float* restrict B, float* restric
                   ekb_store_f32x4(&b_Yc[(((((v_Y_no * 4) - Yc_min1) + (v_Y_mo * 16)) + (v_Yc_mi * 4)) - (Yc_min0 * 4)) + v_Yc_ni_base], ekb_splat_f32x4(0.0f));
                 }
               }
-            } else {
-              for (int64_t v_Yc_ni = 0; v_Yc_ni < (4 < ((v_Y_no * -4) + 13) ? 4 : ((v_Y_no * -4) + 13)); ++v_Yc_ni) {
-                {
-                  const int64_t v_Yc_m = ((v_Y_mo * 4) + v_Yc_mi);
-                  {
-                    const int64_t v_Yc_n = ((v_Y_no * 4) + v_Yc_ni);
-                    b_Yc[(((v_Y_mo * 4) + v_Yc_mi) - Yc_min0) * 4 + (((v_Y_no * 4) + v_Yc_ni) - Yc_min1)] = 0.0f;
-                  }
-                }
-              }
             }
-          }
-          for (int64_t v_Yc_k = 0; v_Yc_k < 6; ++v_Yc_k) {
-            for (int64_t v_Yc_mi = 0; v_Yc_mi < (4 < ((v_Y_mo * -4) + 10) ? 4 : ((v_Y_mo * -4) + 10)); ++v_Yc_mi) {
-              if (((4 < ((v_Y_no * -4) + 13) ? 4 : ((v_Y_no * -4) + 13)) == 4)) {
+            for (int64_t v_Yc_k = 0; v_Yc_k < 6; ++v_Yc_k) {
+              for (int64_t v_Yc_mi = 0; v_Yc_mi < (4 < ((v_Y_mo * -4) + 10) ? 4 : ((v_Y_mo * -4) + 10)); ++v_Yc_mi) {
                 { /* vectorized: 4 lanes of Yc.ni */
                   const int64_t v_Yc_ni_base = 0;
                   {
@@ -50,26 +38,58 @@ void ekb_kernel(const float* restrict A, const float* restrict B, float* restric
                     ekb_store_f32x4(&b_Yc[(((((v_Y_no * 4) - Yc_min1) + (v_Y_mo * 16)) + (v_Yc_mi * 4)) - (Yc_min0 * 4)) + v_Yc_ni_base], (ekb_load_f32x4(&b_Yc[(((((v_Y_no * 4) - Yc_min1) + (v_Y_mo * 16)) + (v_Yc_mi * 4)) - (Yc_min0 * 4)) + v_Yc_ni_base]) + (ekb_splat_f32x4(A[v_Yc_m * 6 + v_Yc_k]) * ekb_load_f32x4(&b_B_packed[((v_Yc_k * 4) + (v_Y_no * 24)) + v_Yc_ni_base]))));
                   }
                 }
-              } else {
-                for (int64_t v_Yc_ni = 0; v_Yc_ni < (4 < ((v_Y_no * -4) + 13) ? 4 : ((v_Y_no * -4) + 13)); ++v_Yc_ni) {
+              }
+            }
+            for (int64_t v_Y_mi = 0; v_Y_mi < (4 < ((v_Y_mo * -4) + 10) ? 4 : ((v_Y_mo * -4) + 10)); ++v_Y_mi) {
+              for (int64_t v_Y_ni = 0; v_Y_ni < (4 < ((v_Y_no * -4) + 13) ? 4 : ((v_Y_no * -4) + 13)); ++v_Y_ni) {
+                {
+                  const int64_t v_Y_m = ((v_Y_mo * 4) + v_Y_mi);
                   {
-                    const int64_t v_Yc_m = ((v_Y_mo * 4) + v_Yc_mi);
-                    {
-                      const int64_t v_Yc_n = ((v_Y_no * 4) + v_Yc_ni);
-                      b_Yc[(((v_Y_mo * 4) + v_Yc_mi) - Yc_min0) * 4 + (((v_Y_no * 4) + v_Yc_ni) - Yc_min1)] = (b_Yc[(((v_Y_mo * 4) + v_Yc_mi) - Yc_min0) * 4 + (((v_Y_no * 4) + v_Yc_ni) - Yc_min1)] + (A[v_Yc_m * 6 + v_Yc_k] * b_B_packed[((int64_t)ekb_fdiv(v_Yc_n, 4)) * 24 + v_Yc_k * 4 + ((int64_t)ekb_fmod(v_Yc_n, 4))]));
-                    }
+                    const int64_t v_Y_n = ((v_Y_no * 4) + v_Y_ni);
+                    Y[((v_Y_mo * 4) + v_Y_mi) * 13 + ((v_Y_no * 4) + v_Y_ni)] = b_Yc[(v_Y_m - Yc_min0) * 4 + (v_Y_n - Yc_min1)];
                   }
                 }
               }
             }
           }
-          for (int64_t v_Y_mi = 0; v_Y_mi < (4 < ((v_Y_mo * -4) + 10) ? 4 : ((v_Y_mo * -4) + 10)); ++v_Y_mi) {
-            for (int64_t v_Y_ni = 0; v_Y_ni < (4 < ((v_Y_no * -4) + 13) ? 4 : ((v_Y_no * -4) + 13)); ++v_Y_ni) {
-              {
-                const int64_t v_Y_m = ((v_Y_mo * 4) + v_Y_mi);
+        } else {
+          {
+            const int64_t Yc_min0_2 = (v_Y_mo * 4);
+            const int64_t Yc_min1_2 = (v_Y_no * 4);
+            float b_Yc_2[16] __attribute__((aligned(64)));
+            /* stage Yc (computed at Y.no) */
+            for (int64_t v_Yc_mi = 0; v_Yc_mi < (4 < ((v_Y_mo * -4) + 10) ? 4 : ((v_Y_mo * -4) + 10)); ++v_Yc_mi) {
+              for (int64_t v_Yc_ni = 0; v_Yc_ni < (4 < ((v_Y_no * -4) + 13) ? 4 : ((v_Y_no * -4) + 13)); ++v_Yc_ni) {
                 {
-                  const int64_t v_Y_n = ((v_Y_no * 4) + v_Y_ni);
-                  Y[((v_Y_mo * 4) + v_Y_mi) * 13 + ((v_Y_no * 4) + v_Y_ni)] = b_Yc[(v_Y_m - Yc_min0) * 4 + (v_Y_n - Yc_min1)];
+                  const int64_t v_Yc_m = ((v_Y_mo * 4) + v_Yc_mi);
+                  {
+                    const int64_t v_Yc_n = ((v_Y_no * 4) + v_Yc_ni);
+                    b_Yc_2[(((v_Y_mo * 4) + v_Yc_mi) - Yc_min0_2) * 4 + (((v_Y_no * 4) + v_Yc_ni) - Yc_min1_2)] = 0.0f;
+                  }
+                }
+              }
+            }
+            for (int64_t v_Yc_k = 0; v_Yc_k < 6; ++v_Yc_k) {
+              for (int64_t v_Yc_mi = 0; v_Yc_mi < (4 < ((v_Y_mo * -4) + 10) ? 4 : ((v_Y_mo * -4) + 10)); ++v_Yc_mi) {
+                for (int64_t v_Yc_ni = 0; v_Yc_ni < (4 < ((v_Y_no * -4) + 13) ? 4 : ((v_Y_no * -4) + 13)); ++v_Yc_ni) {
+                  {
+                    const int64_t v_Yc_m = ((v_Y_mo * 4) + v_Yc_mi);
+                    {
+                      const int64_t v_Yc_n = ((v_Y_no * 4) + v_Yc_ni);
+                      b_Yc_2[(((v_Y_mo * 4) + v_Yc_mi) - Yc_min0_2) * 4 + (((v_Y_no * 4) + v_Yc_ni) - Yc_min1_2)] = (b_Yc_2[(((v_Y_mo * 4) + v_Yc_mi) - Yc_min0_2) * 4 + (((v_Y_no * 4) + v_Yc_ni) - Yc_min1_2)] + (A[v_Yc_m * 6 + v_Yc_k] * b_B_packed[((int64_t)ekb_fdiv(v_Yc_n, 4)) * 24 + v_Yc_k * 4 + ((int64_t)ekb_fmod(v_Yc_n, 4))]));
+                    }
+                  }
+                }
+              }
+            }
+            for (int64_t v_Y_mi = 0; v_Y_mi < (4 < ((v_Y_mo * -4) + 10) ? 4 : ((v_Y_mo * -4) + 10)); ++v_Y_mi) {
+              for (int64_t v_Y_ni = 0; v_Y_ni < (4 < ((v_Y_no * -4) + 13) ? 4 : ((v_Y_no * -4) + 13)); ++v_Y_ni) {
+                {
+                  const int64_t v_Y_m = ((v_Y_mo * 4) + v_Y_mi);
+                  {
+                    const int64_t v_Y_n = ((v_Y_no * 4) + v_Y_ni);
+                    Y[((v_Y_mo * 4) + v_Y_mi) * 13 + ((v_Y_no * 4) + v_Y_ni)] = b_Yc_2[(v_Y_m - Yc_min0_2) * 4 + (v_Y_n - Yc_min1_2)];
+                  }
                 }
               }
             }
