@@ -194,7 +194,8 @@ void placement_actions(const AgentProgram& p, const Analysis& a, const StageView
                        std::vector<Action>& out) {
   const lower::LStage& st = *v.stage;
   const std::string& s = st.name;
-  if (st.is_output) return;
+  // (A stage a memory directive made — a cache, packed panels, partial sums — is placed by it.)
+  if (st.is_output || st.created) return;
   const StageLine* l2 = p.line(s, true);
   if (v.inlined()) {
     for (size_t i : find_directives(l2, "inline"))

@@ -16,12 +16,15 @@ namespace {
 using namespace lir;
 
 constexpr double kGhz = 3.0;                 // cycles per ns, for turning cycles into time
-constexpr double kIssuePerCycle = 2.0;       // vector (or scalar) operations issued per cycle
+constexpr double kArithPerCycle = 2.0;       // vector (or scalar) arithmetic operations per cycle
+constexpr double kLoadsPerCycle = 2.0;       // loads per cycle
+constexpr double kStoresPerCycle = 1.0;      // stores per cycle
 constexpr double kAccumulateLatency = 4.0;   // cycles of an add/FMA feeding the next iteration
 constexpr double kForkJoinNs = 4000;         // entering and leaving one parallel region
 constexpr double kLoopIterationCycles = 1.0; // compare, branch, induction variable
 constexpr double kStridedLineCycles = 2.0;   // a cache line fetched for a strided (non-unit) access
 constexpr double kDefaultBandwidthGBs = 16;  // per thread, when nothing better is known
+constexpr double kRegisterElements = 256;    // a local buffer this small (a register tile) is kept in registers
 
 struct Loop {
   std::string var;
@@ -54,6 +57,7 @@ class Walker {
 
   CostTerms run(const StmtP& body) {
     walk(body);
+    close_body(bodies_.back());
     return terms_;
   }
 
@@ -120,7 +124,9 @@ class Walker {
             return *a == 0 && *b == 0 ? std::optional<double>(0.0) : std::nullopt;
           case BinOp::div: case BinOp::mod:
             if (*a == 0 && *b == 0) return 0.0;
-            if (is_const(e->args[1], &c) && c > 0) return *a / static_cast<double>(c);  // a rough stride
+            // Within one piece of a panel (`n / 16`, `n % 16`): the quotient stays, the remainder moves.
+            if (is_const(e->args[1], &c) && c > 0 && std::abs(*a) < static_cast<double>(c) && *b == 0)
+              return e->binop == BinOp::div ? 0.0 : *a;
             return std::nullopt;
           default: return *a == 0 && *b == 0 ? std::optional<double>(0.0) : std::nullopt;
         }
@@ -154,15 +160,23 @@ class Walker {
     return nullptr;
   }
 
-  // Cycles of evaluating `e` once (a vector of lanes when `vector`); loads classified by their stride
-  // along the vector lane and the innermost serial loop (an invariant load is hoisted out of it).
+  // What evaluating `e` once issues (a vector of lanes when `vector`): arithmetic and loads, the loads
+  // classified by their stride along the vector lane and the innermost serial loop (an invariant
+  // load is hoisted out of it).
+  struct Ops {
+    double arith = 0, loads = 0, strided_lines = 0;
+  };
   double expr_cycles(const ExprP& e, bool vector, double lanes, double inner_extent, const Loop* serial, const Loop* vec,
-                     double* strided_lines) const {
+                     Ops& ops) const {
     if (!e) return 0;
     double c = 0;
     switch (e->kind) {
       case EK::int_imm: case EK::float_imm: case EK::var: return 0;
       case EK::load: {
+        // A small local buffer (a register tile) lives in registers; a load the body already made
+        // is reused (the compiler's CSE).
+        if (registers_.count(e->name)) return 0;
+        if (!loads_seen_.insert(e->name + "[" + to_string_args(e->args) + "]").second) return 0;  // (lets expanded)
         double cost = 1;
         if (vector && vec) {
           auto s = stride(e->name, e->args, vec->var);
@@ -171,13 +185,18 @@ class Walker {
         if (serial) {
           auto s = stride(e->name, e->args, serial->var);
           if (s && *s == 0) cost /= std::max(1.0, inner_extent);  // invariant in the innermost loop: hoisted
-          else if (!s || std::abs(*s) * 4 >= 64) *strided_lines += vector && vec ? 1 : 1;  // a new line each iteration
+          else if (!s || std::abs(*s) * 4 > 64) ops.strided_lines += 1;  // a cache line skipped each iteration
         }
-        return cost;
+        ops.loads += cost;
+        return 0;
       }
       case EK::binary:
         c = e->binop == BinOp::div || e->binop == BinOp::mod ? (is_float(e->type) ? 5 : 20) : 1;
         if (e->type == DType::i64 && !vector) c = 0.5;  // index arithmetic folds into addressing
+        // a * b + c is one fused multiply-add
+        if (t_.fma && is_float(e->type) && (e->binop == BinOp::add || e->binop == BinOp::sub))
+          for (const auto& x : e->args)
+            if (x->kind == EK::binary && x->binop == BinOp::mul) c = 0;
         break;
       case EK::unary: c = 1; break;
       case EK::select: c = 1; break;
@@ -186,12 +205,26 @@ class Walker {
       case EK::reduce: {
         double n = 1;
         for (int64_t x : e->rextents) n *= static_cast<double>(x);
-        return n * (expr_cycles(e->args[0], vector, lanes, inner_extent, serial, vec, strided_lines) + 1);
+        Ops inner;
+        expr_cycles(e->args[0], vector, lanes, inner_extent, serial, vec, inner);
+        ops.arith += n * (inner.arith + 1);
+        ops.loads += n * inner.loads;
+        ops.strided_lines += n * inner.strided_lines;
+        return 0;
       }
     }
-    for (const auto& a : e->args) c += expr_cycles(a, vector, lanes, inner_extent, serial, vec, strided_lines);
-    return c;
+    ops.arith += c;
+    for (const auto& a : e->args) expr_cycles(a, vector, lanes, inner_extent, serial, vec, ops);
+    return 0;
   }
+
+  // What the statements of one loop body issue per execution of the body, summed over the body.
+  struct Body {
+    double executions = 0;  // of the body (the largest over its statements)
+    double arith = 0, loads = 0, stores = 0, strided_lines = 0;
+    bool accumulates = false;  // a loop-carried accumulation through this loop
+  };
+  std::vector<Body> bodies_ = {Body{}};
 
   void store(const StmtP& s) {
     bool vector = false;
@@ -200,20 +233,33 @@ class Walker {
     const Loop* serial = innermost(LoopKind::serial);
     const Loop* vec = vector ? innermost(LoopKind::vectorized) : nullptr;
     double inner = serial ? serial->extent : 1;
-    double strided = 0;
-    double ops = expr_cycles(s->value, vector, lanes, inner, serial, vec, &strided) + 1;  // + the store
+    Ops ops;
+    expr_cycles(s->value, vector, lanes, inner, serial, vec, ops);
+    double stores = registers_.count(s->buffer) ? 0 : 1;
     if (vector && vec) {
       auto st = stride(s->buffer, s->indices, vec->var);
-      if (!st || (*st != 0 && std::abs(*st) != 1)) ops += lanes;  // a scatter
+      if (!st || (*st != 0 && std::abs(*st) != 1)) stores = lanes;  // a scatter
     }
-    double cycles = ops / kIssuePerCycle;
-    terms_.compute += n * cycles / kGhz;
-    terms_.memory += n * strided * kStridedLineCycles / kGhz;
+    Body& b = bodies_.back();
+    b.executions = std::max(b.executions, n);
+    b.arith += n * ops.arith;
+    b.loads += n * ops.loads;
+    b.stores += n * stores;
+    b.strided_lines += n * ops.strided_lines;
     // An accumulation into a location the innermost loop does not move: a chain through that loop.
     if (serial && reads_itself(s)) {
       auto st = stride(s->buffer, s->indices, serial->var);
-      if (st && *st == 0) terms_.latency += n * std::max(0.0, kAccumulateLatency - cycles) / kGhz / chains_in_body_;
+      if (st && *st == 0) b.accumulates = true;
     }
+  }
+
+  // A body's cost: its busiest port (two arithmetic pipes, two loads, one store per cycle), and the
+  // latency of an accumulation chain where the body issues less than one chain step per iteration.
+  void close_body(const Body& b) {
+    double cycles = std::max({b.arith / kArithPerCycle, b.loads / kLoadsPerCycle, b.stores / kStoresPerCycle});
+    terms_.compute += cycles / kGhz;
+    terms_.memory += b.strided_lines * kStridedLineCycles / kGhz;
+    if (b.accumulates && b.executions > 0) terms_.latency += std::max(0.0, b.executions * kAccumulateLatency - cycles) / kGhz;
   }
 
   static bool reads_location(const ExprP& e, const StmtP& s) {
@@ -229,15 +275,13 @@ class Walker {
   }
   static bool reads_itself(const StmtP& s) { return reads_location(s->value, s); }
 
-  double chains_in_body_ = 1;  // accumulations side by side in the innermost loop body (independent chains)
+  std::set<std::string> registers_;   // small local buffers: register tiles
+  mutable std::set<std::string> loads_seen_;  // loads made in the current loop body
 
-  static int count_accumulations(const StmtP& s) {
-    if (!s) return 0;
-    if (s->kind == SK::store) return reads_itself(s) ? 1 : 0;
-    if (s->kind == SK::for_) return 0;  // another loop: its own chains
-    int n = 0;
-    for (const auto& b : s->body) n += count_accumulations(b);
-    return n;
+  std::string to_string_args(const std::vector<ExprP>& args) const {
+    std::string out;
+    for (const auto& a : args) out += lir::to_string(expand(a)) + ",";
+    return out;
   }
 
   void walk(const StmtP& s) {
@@ -263,10 +307,17 @@ class Walker {
           terms_.loops += n * per * kLoopIterationCycles / kGhz;
         }
         loops_.push_back({s->var, extent, s->loop});
-        double saved = chains_in_body_;
-        if (!vector_loop) chains_in_body_ = std::max(1, count_accumulations(s->body[0]));
+        std::set<std::string> saved_loads;
+        if (!vector_loop) {
+          bodies_.push_back(Body{});
+          saved_loads.swap(loads_seen_);  // a new body: its loads are made anew each iteration
+        }
         walk(s->body[0]);
-        chains_in_body_ = saved;
+        if (!vector_loop) {
+          loads_seen_.swap(saved_loads);
+          close_body(bodies_.back());
+          bodies_.pop_back();
+        }
         loops_.pop_back();
         return;
       }
@@ -282,10 +333,16 @@ class Walker {
         walk(s->body[0]);
         if (s->body.size() > 1) walk(s->body[1]);
         return;
-      case SK::allocate:
+      case SK::allocate: {
         shapes_[s->alloc.name] = s->alloc.extents;
+        double elements = 1;
+        for (int64_t e : s->alloc.extents) elements *= static_cast<double>(e);
+        bool reg = s->alloc.scope == MemScope::local && elements <= kRegisterElements;
+        if (reg) registers_.insert(s->alloc.name);
         walk(s->body[0]);
+        if (reg) registers_.erase(s->alloc.name);
         return;
+      }
       default:
         for (const auto& b : s->body) walk(b);
         return;
