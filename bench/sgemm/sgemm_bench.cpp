@@ -4,7 +4,8 @@
 // (largest |ekb - blas| / (|blas| + rms(blas)) must be at most 1e-4) so a fast wrong kernel cannot win.
 //
 // Usage: sgemm_bench [--ekb FILE] [--schedule SPEC] [--threads 1,2] [--rounds 15] [--reps 3] [--warm-ms 5]
-// Run OpenBLAS with its SkylakeX kernel on the Zen 5 machines:
+// OpenBLAS should run its best kernel for this CPU: SkylakeX where AVX-512 is, Haswell on AVX2 only
+// (bench/sgemm/search.sh sets it):
 //   env -u OPENBLAS_L2_SIZE OPENBLAS_CORETYPE=SkylakeX ./build-bench/bench/sgemm_bench
 #include <cblas.h>
 
@@ -50,8 +51,10 @@ int main(int argc, char** argv) {
                bench::env_or("OPENBLAS_L2_SIZE"), bench::env_or("OPENBLAS_THREAD_TIMEOUT"), bench::env_or("KMP_BLOCKTIME"));
     std::string core = openblas_get_corename();
     std::transform(core.begin(), core.end(), core.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    if (core != "skylakex")
-      fmt::print("warning: OpenBLAS is not using its SkylakeX kernel (run with `env -u OPENBLAS_L2_SIZE OPENBLAS_CORETYPE=SkylakeX`)\n");
+    std::string best = ekb::host_cpu_target(1).isa == ekb::Isa::avx512 ? "skylakex" : "haswell";
+    if (core != best)
+      fmt::print("warning: OpenBLAS is not using its best kernel for this CPU, {} (run with `env -u OPENBLAS_L2_SIZE "
+                 "OPENBLAS_CORETYPE={}`)\n", best, best == "skylakex" ? "SkylakeX" : "Haswell");
     fmt::print("machine: {}\n", bench::machine_note());
 
     auto A = bench::alloc<float>(M * K), B = bench::alloc<float>(K * N);
