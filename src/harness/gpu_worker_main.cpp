@@ -1,12 +1,14 @@
 // ekb-gpu-worker: the process in which a GPU candidate runs (CUDA or OpenCL), never the harness. It
 // links neither ekb's LLVM nor the GPU stacks: the CUDA driver, NVRTC and the OpenCL ICD loader are
 // opened at run time, so PoCL's own LLVM never shares a process with ekb's. One worker serves one
-// candidate: it reads the program's launch contract, checks it against the device profile's limits,
+// candidate. Before anything else it confines what its compile may read (compile_confinement.h:
+// NVRTC and PoCL compile in this process, PoCL's `ld` in a child); then it reads the program's
+// launch contract, checks it against the device profile's limits,
 // compiles, mirrors the harness's shared buffers in device buffers (each with the guard zone after
 // it), runs the launches and times them on the device, and flushes the device's cache on request.
 // The harness checks the buffers itself and replaces a worker that hangs, crashes or faults.
 //
-// Usage (by the harness only): ekb-gpu-worker --socket FD
+// Usage (by the harness only): ekb-gpu-worker --socket FD [--private-dir DIR]
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -19,10 +21,13 @@
 #include <string>
 #include <vector>
 
+#include "harness/compile_confinement.h"
 #include "harness/sandbox.h"
 #include "harness/worker_channel.h"
+#include "interp/reference.h"
 #include "runtime/gpu/gpu_backend.h"
 #include "runtime/gpu/launch_contract.h"
+#include "runtime/gpu/nvrtc.h"
 
 namespace {
 
@@ -62,6 +67,7 @@ struct Worker {
   std::vector<std::vector<Arg>> sets;
   std::vector<size_t> scratch;  // device buffers, shared by the sets
   unsigned char scratch_poison = 0xAB;
+  Confinement confinement;  // what its compiles may read (set before the first request)
 
   std::unique_ptr<GpuBackend> open(const json& m, std::string* why) {
     std::string api = m.value("api", "");
@@ -84,6 +90,7 @@ struct Worker {
 
   json compile(const json& m) {
     if (compiled) return fail("protocol", "a worker compiles one candidate");
+    if (std::string no = compile_refusal(confinement); !no.empty()) return fail("unavailable", no);
     std::string source = m.at("source").get<std::string>(), profile = m.value("profile", std::string("the device"));
     try {
       contract = parse_launch_contract(source);
@@ -112,9 +119,11 @@ struct Worker {
     try {
       kernels = gpu->compile(source, m.value("name", std::string("candidate")), contract.kernel_names());
     } catch (const GpuCompileError& e) {
-      return fail("compile", e.what(), e.log);
+      CompileFailure f = explain_compile_failure(e.what(), e.log, confinement);
+      return fail("compile", f.error, f.log);
     } catch (const std::exception& e) {
-      return fail("compile", e.what());
+      CompileFailure f = explain_compile_failure(e.what(), "", confinement);
+      return fail("compile", f.error, f.log);
     }
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     json ks = json::array();
@@ -136,6 +145,8 @@ struct Worker {
     return json{{"ok", true},
                 {"compile_ms", ms},
                 {"compiler", gpu->compiler()},
+                {"confined", confinement.confined},
+                {"confinement", confinement.describe()},
                 {"device", device_json(d)},
                 {"kernels", ks},
                 {"scratch_bytes", contract.scratch_bytes()}};
@@ -240,6 +251,10 @@ int main(int argc, char** argv) {
   setenv("POCL_WORK_GROUP_SPECIALIZATION", "0", 1);
   Worker w;
   w.sock = sock;
+  // Now, while the worker has one thread (Landlock restricts the calling thread and what it starts):
+  // before the GPU stacks start theirs.
+  w.confinement = confine_compile(
+      {WorkerKind::gpu, private_dir_argument(argc, argv), {cuda_home_dir()}, {cache_root().string()}});
   // After a fault the device context is unusable: the worker ends once it has said so.
   return serve_requests(
       sock, [&](const std::string& op, const Message& m) { return w.handle(op, m); },

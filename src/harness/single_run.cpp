@@ -29,6 +29,7 @@ SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplus
   worker::WorkerProcess& w = *s.worker;
   out.compile_ms = s.compiled.value("compile_ms", 0.0);
   out.compiler = s.compiled.value("compiler", "");
+  out.confinement = s.compiled.value("confinement", "");
   if (gpu) out.device = s.compiled.value("device", nlohmann::json::object()).value("name", "");
   std::vector<HostBuffer> host;
   for (const auto& t : inputs) host.push_back(to_host(t));

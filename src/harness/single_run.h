@@ -16,6 +16,7 @@ namespace ekb {
 struct SingleRun {
   Outcome outcome = Outcome::ok;  // or how it failed (compile, crash, timeout, denied, out of bounds, input mutated...)
   std::string message, compile_log, compiler, device;
+  std::string confinement;  // how the worker's compile was confined ("Landlock ABI 7"), or "none: WHY"
   double compile_ms = 0;
   std::vector<TensorData> outputs;
   TimingStats timing;  // empty when not timed or when the call failed

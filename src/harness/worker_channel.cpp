@@ -146,8 +146,14 @@ int serve_requests(int sock, const std::function<nlohmann::json(const std::strin
 int socket_argument(int argc, char** argv, const char* program) {
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], "--socket") == 0) return std::atoi(argv[i + 1]);
-  std::fprintf(stderr, "%s: run by the ekb harness only (usage: %s --socket FD)\n", program, program);
+  std::fprintf(stderr, "%s: run by the ekb harness only (usage: %s --socket FD [--private-dir DIR])\n", program, program);
   return -1;
+}
+
+std::string private_dir_argument(int argc, char** argv) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--private-dir") == 0) return argv[i + 1];
+  return "";
 }
 
 }  // namespace ekb::worker

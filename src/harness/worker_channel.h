@@ -34,5 +34,8 @@ int serve_requests(int sock, const std::function<nlohmann::json(const std::strin
                    const std::function<bool(const nlohmann::json&)>& stop_after = {});
 // The FD of `--socket FD`; without it, prints how `program` is used (by the harness only) and returns -1.
 int socket_argument(int argc, char** argv, const char* program);
+// The DIR of `--private-dir DIR`: the directory the harness made for this worker alone (its TMPDIR,
+// the one place its compile may write), or empty.
+std::string private_dir_argument(int argc, char** argv);
 
 }  // namespace ekb::worker

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <ctime>
 #include <cstdlib>
@@ -55,15 +56,26 @@ WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>
   std::string path = path_arg.empty() ? default_worker_path() : path_arg;
   if (access(path.c_str(), X_OK) != 0)
     throw std::runtime_error("cannot run the worker `" + path + "` (build target ekb-worker, or set EKB_WORKER)");
+  // The worker's own directory (mode 0700): its TMPDIR and the only place its compile may write.
+  // Made and removed here, so that it goes even when the worker is killed.
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ekb-worker-XXXXXX";
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create " + pattern + ": " + std::strerror(errno));
+  private_dir_ = pattern;
+  auto failed = [&](const char* what) {
+    std::error_code ec;
+    std::filesystem::remove_all(private_dir_, ec);
+    return std::runtime_error(what);
+  };
   int sv[2], ep[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) throw std::runtime_error("socketpair failed");
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) throw failed("socketpair failed");
   if (pipe2(ep, O_CLOEXEC) != 0) {
     close(sv[0]);
     close(sv[1]);
-    throw std::runtime_error("pipe failed");
+    throw failed("pipe failed");
   }
   pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid < 0) throw failed("fork failed");
   if (pid == 0) {
     // The child: its socket end as fd 3, stderr into the pipe, nothing else inherited.
     dup2(sv[1], 3);
@@ -90,7 +102,7 @@ WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>
       setenv("OMP_PLACES", places.c_str(), 1);
       setenv("OMP_PROC_BIND", "close", 1);
     }
-    execl(path.c_str(), path.c_str(), "--socket", "3", static_cast<char*>(nullptr));
+    execl(path.c_str(), path.c_str(), "--socket", "3", "--private-dir", private_dir_.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(sv[1]);
@@ -108,6 +120,8 @@ WorkerProcess::~WorkerProcess() {
   }
   if (sock_ >= 0) close(sock_);
   if (err_ >= 0) close(err_);
+  std::error_code ec;
+  std::filesystem::remove_all(private_dir_, ec);
 }
 
 std::string WorkerProcess::drain_stderr() {

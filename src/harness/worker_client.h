@@ -52,6 +52,7 @@ class WorkerProcess {
  private:
   pid_t pid_ = -1;
   int sock_ = -1, err_ = -1;  // the socket, and the read end of its stderr
+  std::string private_dir_;   // its own directory ($TMPDIR/ekb-worker-XXXXXX), removed with it
   Reply bury(Outcome default_kind, const std::string& why);  // kill, reap, classify
   std::string drain_stderr();
 };

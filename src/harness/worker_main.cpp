@@ -1,10 +1,11 @@
 // ekb-worker: the process in which candidate code runs, never the harness. One worker serves one
-// candidate: it compiles the C it is sent, maps the shared buffers, starts the OpenMP threads, locks
+// candidate. Before anything else it confines what its compile may read (compile_confinement.h);
+// then it compiles the C it is sent, maps the shared buffers, starts the OpenMP threads, locks
 // itself in (sandbox.h) and then only runs the kernel, flushes caches and answers on its socket. The
 // harness times each request from outside, checks the buffers itself, and kills and replaces a worker
 // that crashes, hangs, or does something the sandbox denies.
 //
-// Usage (by the harness only): ekb-worker --socket FD
+// Usage (by the harness only): ekb-worker --socket FD [--private-dir DIR]
 #include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -17,8 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "harness/compile_confinement.h"
 #include "harness/sandbox.h"
 #include "harness/worker_channel.h"
+#include "interp/reference.h"
 #include "runtime/cpu_runner.h"
 
 namespace {
@@ -48,6 +51,7 @@ struct Worker {
   std::vector<std::vector<void*>> sets;
   std::vector<unsigned char> flush;  // bigger than the last-level cache
   bool sandboxed = false;
+  Confinement confinement;  // what its compiles may read (set before the first request)
 
   json fail(const std::string& kind, const std::string& error, const std::string& log = "") {
     return failure_reply(kind, error, log);
@@ -56,6 +60,7 @@ struct Worker {
   json compile(const json& m) {
     if (kernel.entry) return fail("protocol", "a worker compiles one candidate");
     if (sandboxed) return fail("protocol", "compile before sandbox");
+    if (std::string no = compile_refusal(confinement); !no.empty()) return fail("unavailable", no);
     CompileOptions o;
     o.cplusplus = m.value("cplusplus", false);
     auto t0 = std::chrono::steady_clock::now();
@@ -63,10 +68,15 @@ struct Worker {
       if (!cc) cc = make_default_c_compiler();
       kernel = compile_cpu_kernel(*cc, m.at("source").get<std::string>(), o);
     } catch (const CompileError& e) {
-      return fail("compile", e.what(), e.log);
+      CompileFailure f = explain_compile_failure(e.what(), e.log, confinement);
+      return fail("compile", f.error, f.log);
     }
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    return json{{"ok", true}, {"compile_ms", ms}, {"compiler", cc->name()}};
+    return json{{"ok", true},
+                {"compile_ms", ms},
+                {"compiler", cc->name()},
+                {"confined", confinement.confined},
+                {"confinement", confinement.describe()}};
   }
 
   json buffers(const json& m, int fd) {
@@ -157,5 +167,8 @@ int main(int argc, char** argv) {
   if (sock < 0) return 2;
   Worker w;
   w.sock = sock;
+  // Now, while the worker has one thread (Landlock restricts the calling thread and what it starts).
+  w.confinement = confine_compile(
+      {WorkerKind::cpu, private_dir_argument(argc, argv), default_c_compiler_dirs(), {cache_root().string()}});
   return serve_requests(sock, [&](const std::string& op, const Message& m) { return w.handle(op, m); });
 }

@@ -1,5 +1,8 @@
 // What both C compile paths share: the error type, the common flags, and the choice of default path.
 #include "runtime/cpu/c_compiler.h"
+#if EKB_WITH_LLVM
+#include "runtime/cpu/clang_frontend.h"
+#endif
 
 namespace ekb {
 
@@ -30,6 +33,14 @@ std::unique_ptr<CCompiler> make_default_c_compiler() {
   return make_inprocess_c_compiler();
 #else
   return make_subprocess_c_compiler();
+#endif
+}
+
+std::vector<std::string> default_c_compiler_dirs() {
+#if EKB_WITH_LLVM
+  return inprocess_compiler_dirs();
+#else
+  return subprocess_c_compiler_dirs();
 #endif
 }
 

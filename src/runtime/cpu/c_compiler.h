@@ -42,6 +42,13 @@ std::unique_ptr<CCompiler> make_subprocess_c_compiler(std::string cc = "");  // 
 std::unique_ptr<CCompiler> make_inprocess_c_compiler();
 #endif
 
+// The directories a compile path reads beyond the system's (/usr/include, /usr/lib, /usr/bin...):
+// what a worker's compile confinement must also allow. In process: clang's resource dir, clang's
+// and libomp's installation. Subprocess: the installation of the compiler ($CC, else cc) when it
+// lives outside /usr.
+std::vector<std::string> default_c_compiler_dirs();
+std::vector<std::string> subprocess_c_compiler_dirs(std::string cc = "");
+
 // The flags both paths share, in the order a compiler driver takes them (without -O, -march, input
 // and output): -std=gnu11 (or -x c++ -std=gnu++17) -ffp-contract=fast -fno-math-errno [-fopenmp] and
 // the extra flags.

@@ -7,6 +7,9 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/Config/llvm-config.h>
+#include <llvm/IR/DiagnosticHandler.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -38,6 +41,34 @@ llvm::CodeGenOptLevel codegen_level(int opt_level) {
   if (opt_level == 1) return llvm::CodeGenOptLevel::Less;
   if (opt_level == 2) return llvm::CodeGenOptLevel::Default;
   return llvm::CodeGenOptLevel::Aggressive;
+}
+
+// The code generator's errors (an asm statement that the assembler rejects, a `.include` or
+// `.incbin` it cannot read) are collected here: LLVMContext's default prints them and calls
+// exit(1), which would end the worker without an answer. They become CompileErrors instead.
+struct BackendErrors final : llvm::DiagnosticHandler {
+  std::shared_ptr<std::string> text;
+  explicit BackendErrors(std::shared_ptr<std::string> t) : text(std::move(t)) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo& di) override {
+    if (di.getSeverity() != llvm::DS_Error) return false;  // warnings and remarks as before
+    llvm::raw_string_ostream os(*text);
+    llvm::DiagnosticPrinterRawOStream printer(os);
+    bool assembler = di.getKind() == llvm::DK_SrcMgr || di.getKind() == llvm::DK_InlineAsm;
+    os << (assembler ? "asm error: " : "code generation error: ");  // (an asm message starts "<inline asm>:1:10: ")
+    di.print(printer);
+    os << "\n";
+    return true;
+  }
+};
+
+std::shared_ptr<std::string> collect_backend_errors(llvm::LLVMContext& ctx) {
+  auto text = std::make_shared<std::string>();
+  ctx.setDiagnosticHandler(std::make_unique<BackendErrors>(text));
+  return text;
+}
+
+void throw_backend_errors(const std::string& text) {
+  if (!text.empty()) throw CompileError(first_error_line(text, "code generation failed"), text);
 }
 
 // One LLJIT, shared by the compiler and every module it made (a module may outlive its compiler).
@@ -117,6 +148,7 @@ class InProcessCCompiler final : public CCompiler {
   std::unique_ptr<CompiledModule> compile(const std::string& c_source, const CompileOptions& o) override {
     auto ctx = std::make_unique<llvm::LLVMContext>();
     std::unique_ptr<llvm::Module> module = frontend_.compile(c_source, o, *ctx);
+    std::shared_ptr<std::string> backend_errors = collect_backend_errors(*ctx);
     // Everything the module defines and exports: looking them up below compiles the module now,
     // so codegen and link errors surface here rather than at the first lookup().
     orc::SymbolLookupSet defined;
@@ -139,9 +171,11 @@ class InProcessCCompiler final : public CCompiler {
         std::string reported = jit_->take_errors();  // e.g. "Symbols not found: [ foo ]"
         std::string log = reported + llvm::toString(found.takeError()) + "\n" + init_llvm_native_once();
         std::string first = reported.substr(0, reported.find('\n'));
+        throw_backend_errors(*backend_errors);
         throw CompileError("JIT linking failed" + (first.empty() ? std::string() : ": " + first), log);
       }
     }
+    throw_backend_errors(*backend_errors);
     return module_owner;
   }
 
@@ -163,7 +197,9 @@ class InProcessCCompiler final : public CCompiler {
     auto type = kind == EmitKind::obj ? llvm::CodeGenFileType::ObjectFile : llvm::CodeGenFileType::AssemblyFile;
     if (tm.addPassesToEmitFile(pm, bos, nullptr, type))
       throw CompileError("this target cannot emit the requested file type", "");
+    std::shared_ptr<std::string> backend_errors = collect_backend_errors(ctx);
     pm.run(*module);
+    throw_backend_errors(*backend_errors);
     return std::string(bytes.begin(), bytes.end());
   }
 

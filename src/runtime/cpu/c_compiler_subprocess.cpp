@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <sstream>
 
@@ -137,6 +138,22 @@ class SubprocessCCompiler final : public CCompiler {
 };
 
 }  // namespace
+
+std::vector<std::string> subprocess_c_compiler_dirs(std::string cc) {
+  if (cc.empty()) {
+    const char* env = std::getenv("CC");
+    cc = env && *env ? env : "cc";
+  }
+  std::istringstream words(cc);
+  std::string program;
+  words >> program;
+  std::error_code ec;
+  std::filesystem::path real = std::filesystem::canonical(resolve_in_path(program.empty() ? "cc" : program), ec);
+  if (ec || !real.has_parent_path()) return {};
+  std::filesystem::path prefix = real.parent_path().parent_path();  // PREFIX/bin/gcc -> PREFIX
+  if (prefix == "/" || prefix == "/usr") return {};                   // the system's: allowed anyway
+  return {prefix.string()};
+}
 
 std::unique_ptr<CCompiler> make_subprocess_c_compiler(std::string cc) {
   if (cc.empty()) {

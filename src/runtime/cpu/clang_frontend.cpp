@@ -9,6 +9,7 @@
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Frontend/Utils.h>
+#include <clang/Lex/HeaderSearchOptions.h>
 #include <clang/Lex/PreprocessorOptions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -20,6 +21,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+
+#include "runtime/cpu/restricted_vfs.h"
 
 namespace ekb {
 namespace {
@@ -35,6 +38,20 @@ std::string options_key(const CompileOptions& o) {
   std::string key = std::to_string(o.opt_level) + (o.openmp ? "|omp" : "|noomp") + (o.cplusplus ? "|c++" : "|c") + "|" + o.cpu;
   for (const std::string& f : o.extra_flags) key += "|" + f;
   return key;
+}
+
+// What a compile may read: the invocation's include directories (clang's resource headers, the
+// system's, any -I of the extra flags) and the files it is told to include (-include).
+llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> include_dirs_only(const clang::CompilerInvocation& inv) {
+  const clang::HeaderSearchOptions& h = inv.getHeaderSearchOpts();
+  std::vector<std::string> dirs = {h.ResourceDir + "/include"};
+  bool sysroot = !h.Sysroot.empty() && h.Sysroot != "/";
+  for (const auto& e : h.UserEntries)
+    dirs.push_back(sysroot && !e.IgnoreSysRoot && llvm::StringRef(e.Path).starts_with("/") ? h.Sysroot + e.Path : e.Path);
+  const clang::PreprocessorOptions& pp = inv.getPreprocessorOpts();
+  std::vector<std::string> files(pp.Includes.begin(), pp.Includes.end());
+  files.insert(files.end(), pp.MacroIncludes.begin(), pp.MacroIncludes.end());
+  return make_restricted_file_system(dirs, files);
 }
 
 }  // namespace
@@ -73,6 +90,15 @@ const std::string& init_llvm_native_once() {
     return out;
   }();
   return problems;
+}
+
+std::vector<std::string> inprocess_compiler_dirs() {
+  std::string clang = EKB_CLANG_EXECUTABLE, libomp = EKB_LIBOMP_PATH;
+  auto parent = [](const std::string& p) { return p.substr(0, p.find_last_of('/')); };
+  std::vector<std::string> dirs;
+  for (const std::string& d : {resource_dir(), parent(parent(clang)), parent(libomp)})
+    if (!d.empty() && d != "/usr") dirs.push_back(d);  // (/usr/bin, /usr/lib are the system's: allowed anyway)
+  return dirs;
 }
 
 ClangFrontend::ClangFrontend() = default;
@@ -130,8 +156,10 @@ std::unique_ptr<llvm::Module> ClangFrontend::compile(const std::string& c_source
   auto diag_opts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
   clang::TextDiagnosticPrinter printer(os, diag_opts.get());
   clang::CompilerInstance ci;
+  auto files = include_dirs_only(*inv);
   ci.setInvocation(std::move(inv));
   ci.createDiagnostics(&printer, /*ShouldOwnClient=*/false);
+  ci.createFileManager(std::move(files));  // the source sees its include directories, nothing else
   ci.setVerboseOutputStream(os);  // "N errors generated." goes with the diagnostics
   clang::EmitLLVMOnlyAction action(&ctx);
   bool ok = ci.ExecuteAction(action);

@@ -38,6 +38,10 @@ TargetCpu target_cpu_for(const CompileOptions& o);
 // can call them. Idempotent and thread-safe. Returns what failed to load ("" when all is well).
 const std::string& init_llvm_native_once();
 
+// Where clang's own files are: its resource dir (stddef.h, omp.h), its installation (the driver
+// looks for gcc's headers from there) and libomp's directory.
+std::vector<std::string> inprocess_compiler_dirs();
+
 class ClangFrontend {
  public:
   ClangFrontend();

@@ -63,6 +63,8 @@ const Api& api() {
 
 }  // namespace
 
+std::string cuda_home_dir() { return cuda_home().string(); }
+
 bool nvrtc_available(std::string* why) {
   const Api& a = api();
   if (!a.ok && why) *why = a.why;

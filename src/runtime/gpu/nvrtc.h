@@ -14,6 +14,9 @@ struct NvrtcResult {
   double compile_ms = 0;
 };
 
+// The CUDA toolkit's directory: $CUDA_HOME, else $CUDA_PATH, else /usr/local/cuda (whether or not it exists).
+std::string cuda_home_dir();
+
 // Whether NVRTC loads here; false with *why set otherwise.
 bool nvrtc_available(std::string* why = nullptr);
 // NVRTC's version, e.g. "13.0".
