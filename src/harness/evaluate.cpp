@@ -87,10 +87,12 @@ struct Side {
     return s.ok();
   }
   // One call on `slot`: inputs written and outputs poisoned first; false (and `failure`) when it failed.
-  bool call(int slot, const std::vector<HostBuffer>& inputs, unsigned char poison, const EvalOptions& o, double* wall_ms) {
+  // `locate` (a checking call, untimed): a GPU worker waits for each launch and names the one that fails.
+  bool call(int slot, const std::vector<HostBuffer>& inputs, unsigned char poison, const EvalOptions& o, double* wall_ms,
+            bool locate = false) {
     buf->write_inputs(slot, inputs);
     buf->poison_outputs(slot, poison);
-    Reply r = request({{"op", "run"}, {"set", slot}, {"threads", o.threads}, {"calls", 1}}, o.call_timeout_ms);
+    Reply r = request({{"op", "run"}, {"set", slot}, {"threads", o.threads}, {"calls", 1}, {"locate", locate}}, o.call_timeout_ms);
     if (!r.ok()) {
       failure = r;
       return false;
@@ -227,7 +229,7 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
   // 1. Correctness on every reference set.
   for (size_t s = 0; s < refs.size(); ++s) {
     int slot = static_cast<int>(s % 2);
-    if (!cand.call(slot, host_inputs[s], 0xAB, o, nullptr)) return fail(e, call_outcome(cand), budget_note(cand.failure, o));
+    if (!cand.call(slot, host_inputs[s], 0xAB, o, nullptr, true)) return fail(e, call_outcome(cand), budget_note(cand.failure, o));
     if (!cand.buf->inputs_equal(slot, host_inputs[s]))
       return fail(e, Outcome::input_mutated, fmt::format("input set {}: the kernel changed its inputs", s + 1));
     auto cs = compare_outputs(p, cand.buf->read_outputs(slot), refs[s].outputs);

@@ -13,7 +13,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -40,6 +42,14 @@ json fail(const std::string& kind, const std::string& error, const std::string& 
   return failure_reply(kind, error, log);
 }
 
+// The device guard zones around every argument: at least 1 MiB, or the argument's own size (a kernel
+// indexing one buffer with another's extent overshoots by about that much), at most 64 MiB; the
+// byte they hold; the alignment of the views (OpenCL sub-buffers need their device's base alignment).
+constexpr size_t kGuardAlign = 4096;
+constexpr unsigned char kDeviceGuardByte = 0xC3;
+size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+size_t device_guard_bytes(size_t n) { return round_up(std::clamp<size_t>(n, size_t(1) << 20, size_t(64) << 20), kGuardAlign); }
+
 json device_json(const DeviceInfo& d) {
   return json{{"api", d.api},
               {"name", d.name},
@@ -63,9 +73,11 @@ struct Worker {
   size_t shared_bytes = 0;
   struct Arg {
     size_t offset, bytes, buffer;  // the region mirrored: the argument and the guard zone after it
+    size_t before, after, guard;   // device guard zones of `guard` bytes around it, in the same allocation
   };
   std::vector<std::vector<Arg>> sets;
   std::vector<size_t> scratch;  // device buffers, shared by the sets
+  std::vector<unsigned char> guard_copy;  // a device guard zone read back
   unsigned char scratch_poison = 0xAB;
   Confinement confinement;  // what its compiles may read (set before the first request)
 
@@ -169,7 +181,12 @@ struct Worker {
         for (const auto& off : set) {
           size_t o = off.get<size_t>(), n = i < sizes.size() ? sizes[i] + guard : 0;
           if (i >= sizes.size() || o + n > shared_bytes) return fail("protocol", "a buffer is past the shared region");
-          args.push_back({o, n, gpu->alloc(n)});
+          // One allocation per argument: a device guard zone, the argument (and the mirrored host
+          // guard), another guard zone. A write far past the buffer lands in a guard (checked after
+          // every call) rather than in another allocation.
+          size_t g = device_guard_bytes(n), body = round_up(n, kGuardAlign);
+          size_t whole = gpu->alloc(g + body + g);
+          args.push_back({o, n, gpu->view(whole, g, n), gpu->view(whole, 0, g), gpu->view(whole, g + body, g), g});
           ++i;
         }
         sets.push_back(std::move(args));
@@ -203,6 +220,8 @@ struct Worker {
     try {
       for (const auto& a : sets[set]) {
         gpu->upload(a.buffer, shared + a.offset, a.bytes);
+        gpu->fill(a.before, kDeviceGuardByte, a.guard);
+        gpu->fill(a.after, kDeviceGuardByte, a.guard);
         args.push_back(a.buffer);
       }
       scratch_poison ^= 0xF7;
@@ -211,8 +230,33 @@ struct Worker {
         args.push_back(scratch[i]);
       }
       int calls = m.value("calls", 1);
-      for (int c = 0; c < calls; ++c) total += gpu->run(contract.launches, args);
+      // A checking call waits for each launch and names the one that failed; its progress goes to
+      // stderr, which the harness shows when the worker had to be killed (a launch that never ends).
+      bool locate = m.value("locate", false);
+      auto progress = [&](size_t i) {
+        const Launch& l = contract.launches[i];
+        std::fprintf(stderr, "ekb-gpu-worker: launch %zu of %zu (%s, grid %ux%ux%u, block %ux%ux%u)\n", i + 1,
+                     contract.launches.size(), l.kernel.c_str(), l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                     l.block[2]);
+      };
+      for (int c = 0; c < calls; ++c) total += gpu->run(contract.launches, args, locate, locate ? progress : std::function<void(size_t)>{});
       for (const auto& a : sets[set]) gpu->download(a.buffer, shared + a.offset, a.bytes);
+      for (size_t i = 0; i < sets[set].size(); ++i) {
+        const Arg& a = sets[set][i];
+        for (size_t which : {a.before, a.after}) {
+          guard_copy.resize(a.guard);
+          gpu->download(which, guard_copy.data(), a.guard);
+          auto bad = std::find_if(guard_copy.begin(), guard_copy.end(), [](unsigned char b) { return b != kDeviceGuardByte; });
+          if (bad != guard_copy.end()) {
+            size_t at = static_cast<size_t>(bad - guard_copy.begin());
+            return fail("out of bounds", which == a.before
+                                             ? fmt::format("the kernel wrote {} bytes before argument {}'s buffer (its device guard zone of {} bytes changed)",
+                                                           a.guard - at, i, a.guard)
+                                             : fmt::format("the kernel wrote {} bytes past argument {}'s buffer (its device guard zone of {} bytes changed)",
+                                                           at + (round_up(a.bytes, kGuardAlign) - a.bytes) + 1, i, a.guard));
+          }
+        }
+      }
     } catch (const std::exception& e) {
       return fail("device fault", e.what());
     }

@@ -35,8 +35,9 @@ SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplus
   for (const auto& t : inputs) host.push_back(to_host(t));
   buf.write_inputs(0, host);
   buf.poison_outputs(0, 0xAB);
-  nlohmann::json run = {{"op", "run"}, {"set", 0}, {"threads", threads}, {"calls", 1}};
+  nlohmann::json run = {{"op", "run"}, {"set", 0}, {"threads", threads}, {"calls", 1}, {"locate", true}};
   worker::Reply r = w.request(run, 120000);
+  run["locate"] = false;
   if (!r.ok()) return failed(r);
   if (!buf.guards_intact()) {
     out.outcome = Outcome::out_of_bounds;

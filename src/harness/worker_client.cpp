@@ -205,7 +205,9 @@ Reply WorkerProcess::bury(Outcome default_kind, const std::string& why) {
       r.message = "the worker exited with status " + std::to_string(WEXITSTATUS(status)) + " before answering";
     }
   }
-  if (!err.empty() && r.outcome != Outcome::denied && r.outcome != Outcome::over_budget) r.message += "; stderr: " + err.substr(0, 400);
+  // What it last said (a GPU worker names the launch it is waiting for: the one that hangs).
+  if (!err.empty() && r.outcome != Outcome::denied && r.outcome != Outcome::over_budget)
+    r.message += "; stderr: " + (err.size() > 400 ? "..." + err.substr(err.size() - 400) : err);
   return r;
 }
 

@@ -106,6 +106,16 @@ TEST_P(GpuEvaluate, AWritePastTheOutputIsOutOfBounds) {
   EXPECT_EQ(e.outcome, Outcome::out_of_bounds) << e.message;
 }
 
+TEST_P(GpuEvaluate, AWriteFarPastOrBeforeABufferIsOutOfBounds) {
+  // 64 KiB past the output (16384 floats), far beyond the 4 KiB host guard: the device guard zone.
+  Evaluation past = eval("  if (i < n) y[i] = x[i] * 2.0f + 1.0f;\n  if (i == 0) y[n + 16384] = 1.0f;");
+  EXPECT_EQ(past.outcome, Outcome::out_of_bounds) << past.message;
+  EXPECT_NE(past.message.find("past argument 1"), std::string::npos) << past.message;
+  Evaluation before = eval("  if (i < n) y[i] = x[i] * 2.0f + 1.0f;\n  if (i == 0) y[-1000] = 1.0f;");
+  EXPECT_EQ(before.outcome, Outcome::out_of_bounds) << before.message;
+  EXPECT_NE(before.message.find("before argument 1"), std::string::npos) << before.message;
+}
+
 TEST_P(GpuEvaluate, ChangingAnInputIsCaught) {
   std::string cast = GetParam() == "cuda" ? "((float*)x)" : "((__global float*)x)";
   Evaluation e = eval("  if (i < n) { y[i] = x[i] * 2.0f + 1.0f; " + cast + "[i] = 0.0f; }");
@@ -118,6 +128,7 @@ TEST_P(GpuEvaluate, AHungKernelTimesOutAndTheNextAttemptRuns) {
   // Stores to device memory on every turn: a loop the compiler must keep (inputs are never NaN).
   Evaluation e = eval("  for (;;) {\n    if (i < n) y[i] = x[i] * 2.0f + 1.0f;\n    if (x[0] != x[0]) break;\n  }", o);
   EXPECT_EQ(e.outcome, Outcome::timeout) << e.message;
+  EXPECT_NE(e.message.find("launch 1 of 1 (ekb_k0"), std::string::npos) << "the hung launch is named: " << e.message;
   Evaluation again = eval("  if (i < n) y[i] = x[i] * 2.0f + 1.0f;");
   EXPECT_EQ(again.outcome, Outcome::ok) << again.message;
 }
