@@ -148,8 +148,9 @@ void register_run(CLI::App& app, Globals& g) {
     else
       std::cout << fmt::format("kernel {}  backend {}  {}  threads {}  target {}\n", p.name, backend_name(dev.backend),
                                cand.description, threads, target.describe());
-    std::cout << fmt::format("compiled in {:.1f} ms ({}, in a sandboxed worker; compile confinement: {})\n", run.compile_ms,
-                             run.compiler, run.confinement);
+    std::cout << fmt::format("{} in {:.1f} ms ({}, in a sandboxed worker; compile confinement: {})\n",
+                             run.compile_cached ? "loaded from the compile cache" : "compiled", run.compile_ms, run.compiler,
+                             run.confinement);
     if (run.outputs.empty()) {
       std::cout << fmt::format("the kernel failed: {} ({})\nFAIL\n", outcome_name(run.outcome), run.message);
       throw CLI::RuntimeError(1);

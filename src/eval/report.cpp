@@ -25,6 +25,7 @@ nlohmann::json attempt_json(const AttemptRecord& a) {
           {"baseline_ms", e.baseline.median},
           {"rounds", e.candidate.ms.size()},
           {"compile_ms", e.compile_ms},
+          {"compile_cached", e.compile_cached},
           {"memory_bytes", e.candidate_memory},
           {"peak_rss_bytes", e.candidate_peak_rss}};
 }

@@ -48,6 +48,7 @@ struct Side {
   std::unique_ptr<SharedBuffers> buf;
   Reply failure;  // set when something failed
   double compile_ms = 0;
+  bool compile_cached = false;
   std::vector<double> ms;
   bool out_of_bounds = false;
   uint64_t rss_mark = 0;      // resident memory when sandboxed: its growth is the kernel's own
@@ -77,6 +78,7 @@ struct Side {
                                                         flush_size(o), gpu ? &*o.gpu : nullptr, o.backend, o.profile});
     w = std::move(s.worker);
     compile_ms = s.compiled.value("compile_ms", 0.0);
+    compile_cached = s.compiled.value("cached", false);
     compiler = s.compiled.value("compiler", "");
     if (gpu) {
       scratch_bytes = s.compiled.value("scratch_bytes", uint64_t(0));
@@ -223,6 +225,7 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
   Side cand, base;
   if (!cand.start(p, candidate_source, cplusplus, o, cpus)) return fail(e, cand.failure.outcome, cand.failure.message);
   e.compile_ms = cand.compile_ms;
+  e.compile_cached = cand.compile_cached;
   e.compiler = cand.compiler;
   e.device = cand.device;
 

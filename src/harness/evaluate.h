@@ -67,6 +67,7 @@ struct Evaluation {
   Outcome outcome = Outcome::ok;  // outcome.h: ok, or how it failed
   std::string message;
   double compile_ms = 0;
+  bool compile_cached = false;                // the candidate was loaded from the compile cache
   std::vector<OutputComparison> comparisons;  // the worst per output over the reference sets
   TimingStats candidate, baseline;            // per call, ms (round i of each was timed side by side)
   double speedup = 0;                         // baseline median / candidate median

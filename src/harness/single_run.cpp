@@ -28,6 +28,7 @@ SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplus
   if (!s.ok()) return failed(s.failure);
   worker::WorkerProcess& w = *s.worker;
   out.compile_ms = s.compiled.value("compile_ms", 0.0);
+  out.compile_cached = s.compiled.value("cached", false);
   out.compiler = s.compiled.value("compiler", "");
   out.confinement = s.compiled.value("confinement", "");
   if (gpu) out.device = s.compiled.value("device", nlohmann::json::object()).value("name", "");

@@ -18,6 +18,7 @@ struct SingleRun {
   std::string message, compile_log, compiler, device;
   std::string confinement;  // how the worker's compile was confined ("Landlock ABI 7"), or "none: WHY"
   double compile_ms = 0;
+  bool compile_cached = false;  // loaded from the compile cache (compile_cache.h), not compiled
   std::vector<TensorData> outputs;
   TimingStats timing;  // empty when not timed or when the call failed
 };

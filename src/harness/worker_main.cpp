@@ -23,6 +23,7 @@
 #include "harness/worker_channel.h"
 #include "interp/reference.h"
 #include "runtime/cpu_runner.h"
+#include "util/base64.h"
 
 namespace {
 
@@ -57,26 +58,46 @@ struct Worker {
     return failure_reply(kind, error, log);
   }
 
-  json compile(const json& m) {
+  // Compiles the source, or loads the binary the harness kept for it (`fd`, `binary_bytes`; a binary
+  // that does not load is compiled afresh); hands the binary back when asked (`want_binary`).
+  json compile(const json& m, int fd) {
     if (kernel.entry) return fail("protocol", "a worker compiles one candidate");
     if (sandboxed) return fail("protocol", "compile before sandbox");
     if (std::string no = compile_refusal(confinement); !no.empty()) return fail("unavailable", no);
     CompileOptions o;
     o.cplusplus = m.value("cplusplus", false);
     auto t0 = std::chrono::steady_clock::now();
+    std::string binary;
+    bool cached = false;
     try {
       if (!cc) cc = make_default_c_compiler();
-      kernel = compile_cpu_kernel(*cc, m.at("source").get<std::string>(), o);
+      if (fd >= 0) {
+        binary.resize(m.value("binary_bytes", size_t(0)));
+        bool read_all = pread(fd, binary.data(), binary.size(), 0) == static_cast<ssize_t>(binary.size());
+        close(fd);
+        if (read_all && !binary.empty()) try {
+            kernel = load_cpu_kernel(*cc, binary);
+            cached = true;
+          } catch (const CompileError&) {
+          }
+      }
+      if (!cached) {
+        binary = cc->compile_binary(m.at("source").get<std::string>(), o);
+        kernel = load_cpu_kernel(*cc, binary);
+      }
     } catch (const CompileError& e) {
       CompileFailure f = explain_compile_failure(e.what(), e.log, confinement);
       return fail("compile", f.error, f.log);
     }
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    return json{{"ok", true},
-                {"compile_ms", ms},
-                {"compiler", cc->name()},
-                {"confined", confinement.confined},
-                {"confinement", confinement.describe()}};
+    json reply = {{"ok", true},
+                  {"compile_ms", ms},
+                  {"cached", cached},
+                  {"compiler", cc->name()},
+                  {"confined", confinement.confined},
+                  {"confinement", confinement.describe()}};
+    if (!cached && m.value("want_binary", false)) reply["binary"] = base64_encode(binary);
+    return reply;
   }
 
   json buffers(const json& m, int fd) {
@@ -151,7 +172,7 @@ struct Worker {
   volatile unsigned flush_sink = 0;
 
   nlohmann::json handle(const std::string& op, const Message& m) {
-    if (op == "compile") return compile(m.body);
+    if (op == "compile") return compile(m.body, m.fd);
     if (op == "buffers") return buffers(m.body, m.fd);
     if (op == "sandbox") return sandbox(m.body);
     if (op == "run") return run(m.body);

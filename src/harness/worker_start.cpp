@@ -1,7 +1,34 @@
 // The start-up requests of a candidate's worker (worker_start.h).
 #include "harness/worker_start.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "harness/compile_cache.h"
+#include "runtime/cpu/c_compiler.h"
+#include "util/base64.h"
+
 namespace ekb {
+
+namespace {
+
+// A memory file holding `bytes`, to hand to a worker (-1 when it cannot be made: then it compiles).
+int bytes_fd(const std::string& bytes) {
+  int fd = memfd_create("ekb-binary", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) {
+      close(fd);
+      return -1;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return fd;
+}
+
+}  // namespace
 
 StartedWorker start_worker(const Program& p, const SharedBuffers& buf, const WorkerStart& how) {
   StartedWorker s;
@@ -19,7 +46,25 @@ StartedWorker start_worker(const Program& p, const SharedBuffers& buf, const Wor
                     {"name", p.name + (how.backend == Backend::cuda ? ".cu" : ".cl")}});
     buffers.update({{"sizes", buf.sizes()}, {"guard", SharedBuffers::guard_bytes()}});
   }
-  worker::Reply r = s.worker->request(compile, 180000);
+  // CPU: the compiled kernel from the compile cache when it is there (the worker loads it), else the
+  // worker compiles and hands the binary back to be kept.
+  CompileCache cache;
+  std::string key;
+  int binary_fd = -1;
+  if (!how.gpu && cache.enabled()) {
+    key = CompileCache::key(default_c_compiler_identity(), how.source, how.cplusplus);
+    if (auto bytes = cache.get(key)) {
+      binary_fd = bytes_fd(*bytes);
+      if (binary_fd >= 0) compile["binary_bytes"] = bytes->size();
+    }
+    compile["want_binary"] = true;  // (sent back only when it compiled: also when a kept one did not load)
+  }
+  worker::Reply r = s.worker->request(compile, 180000, binary_fd);
+  if (binary_fd >= 0) close(binary_fd);
+  if (r.ok() && r.body.contains("binary")) {
+    if (auto bytes = base64_decode(r.body["binary"].get<std::string>())) cache.put(key, *bytes);
+    r.body.erase("binary");
+  }
   if (r.ok()) {
     s.compiled = r.body;
     r = s.worker->request(buffers, 60000, buf.fd());

@@ -17,6 +17,14 @@ CpuKernel compile_cpu_kernel(CCompiler& cc, const std::string& c_source, const C
   return k;
 }
 
+CpuKernel load_cpu_kernel(CCompiler& cc, const std::string& binary) {
+  CpuKernel k;
+  k.module = cc.load_binary(binary);
+  k.entry = reinterpret_cast<void (*)(void* const*, int32_t)>(k.module->lookup(codegen::kEntryWrapper));
+  if (!k.entry) throw CompileError("the compiled code has no `ekb_entry`", "");
+  return k;
+}
+
 namespace {
 
 std::vector<HostBuffer> make_args(const Program& p, const std::vector<TensorData>& inputs, std::vector<void*>& ptrs) {

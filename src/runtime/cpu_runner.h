@@ -20,6 +20,8 @@ struct CpuKernel {
 
 // Compiles `c_source` (which must define ekb_entry); throws CompileError.
 CpuKernel compile_cpu_kernel(CCompiler& cc, const std::string& c_source, const CompileOptions& o = {});
+// Loads a binary of cc's (CCompiler::compile_binary); throws CompileError.
+CpuKernel load_cpu_kernel(CCompiler& cc, const std::string& binary);
 
 // Runs the kernel once on `inputs`; returns its outputs (the output buffers start filled with NaN bytes,
 // or 0xAB bytes for integers, so that an element the kernel does not write shows).

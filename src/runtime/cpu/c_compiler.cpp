@@ -1,5 +1,14 @@
 // What both C compile paths share: the error type, the common flags, and the choice of default path.
 #include "runtime/cpu/c_compiler.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#if EKB_WITH_LLVM
+#include <llvm/Config/llvm-config.h>
+#endif
+#include "runtime/cpu/run_process.h"
 #if EKB_WITH_LLVM
 #include "runtime/cpu/clang_frontend.h"
 #endif
@@ -34,6 +43,29 @@ std::unique_ptr<CCompiler> make_default_c_compiler() {
 #else
   return make_subprocess_c_compiler();
 #endif
+}
+
+std::string default_c_compiler_identity() {
+  // The CPU the code is built for (-march=native, or the host's CPU and features in process).
+  std::string cpu;
+  {
+    std::ifstream f("/proc/cpuinfo");
+    for (std::string line; std::getline(f, line);)
+      if (line.rfind("model name", 0) == 0 || line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0) {
+        cpu += line + "\n";
+        if (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0) break;
+      }
+  }
+#if EKB_WITH_LLVM
+  std::string path = "clang " LLVM_VERSION_STRING " in process";
+#else
+  const char* env = std::getenv("CC");
+  std::string path = resolve_in_path(env && *env ? env : "cc") + " subprocess";
+  std::error_code ec;
+  auto stamp = std::filesystem::last_write_time(std::filesystem::path(resolve_in_path(env && *env ? env : "cc")), ec);
+  if (!ec) path += " " + std::to_string(stamp.time_since_epoch().count());
+#endif
+  return path + "\n" + cpu;
 }
 
 std::vector<std::string> default_c_compiler_dirs() {

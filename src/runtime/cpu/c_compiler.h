@@ -35,8 +35,16 @@ class CCompiler {
   virtual std::unique_ptr<CompiledModule> compile(const std::string& c_source, const CompileOptions& o) = 0;
   // LLVM IR text, assembly text, or object file bytes for the same source.
   virtual std::string emit(const std::string& c_source, EmitKind kind, const CompileOptions& o) = 0;
+  // The compiled code as bytes that can be kept and loaded again (by this compiler, on this
+  // machine): an object file in process, a shared library from a subprocess compiler. Throws
+  // CompileError as compile() does; load_binary throws CompileError for bytes it cannot load.
+  virtual std::string compile_binary(const std::string& c_source, const CompileOptions& o) = 0;
+  virtual std::unique_ptr<CompiledModule> load_binary(const std::string& binary) = 0;
 };
 std::unique_ptr<CCompiler> make_default_c_compiler();  // in process when built with EKB_WITH_LLVM, else subprocess
+// What identifies the default compiler's binaries without starting it: the compile path, its
+// version, and the CPU it targets (binaries are kept per identity, options and source).
+std::string default_c_compiler_identity();
 std::unique_ptr<CCompiler> make_subprocess_c_compiler(std::string cc = "");  // "" = $CC, else cc
 #if EKB_WITH_LLVM
 std::unique_ptr<CCompiler> make_inprocess_c_compiler();

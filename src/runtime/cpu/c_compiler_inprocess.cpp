@@ -14,6 +14,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
@@ -176,6 +177,29 @@ class InProcessCCompiler final : public CCompiler {
       }
     }
     throw_backend_errors(*backend_errors);
+    return module_owner;
+  }
+
+  std::string compile_binary(const std::string& c_source, const CompileOptions& o) override {
+    return emit(c_source, EmitKind::obj, o);
+  }
+
+  std::unique_ptr<CompiledModule> load_binary(const std::string& binary) override {
+    orc::LLJIT& lljit = *jit_->lljit;
+    std::lock_guard<std::mutex> lock(jit_->codegen_mutex);
+    jit_->take_errors();
+    auto jd = lljit.createJITDylib("ekb_kernel_" + std::to_string(jit_->next_id++));
+    if (!jd) throw CompileError("cannot create a JITDylib", llvm::toString(jd.takeError()));
+    auto module_owner = std::make_unique<JitModule>(jit_, *jd);
+    if (llvm::Error e = lljit.addObjectFile(*jd, llvm::MemoryBuffer::getMemBufferCopy(binary, "kernel.o")))
+      throw CompileError("the JIT rejected the object file", llvm::toString(std::move(e)));
+    // Linking happens at the first lookup: do it now, so that a broken object fails here.
+    auto entry = lljit.lookup(*jd, "ekb_entry");
+    if (!entry) {
+      std::string reported = jit_->take_errors();
+      throw CompileError("JIT linking failed" + (reported.empty() ? "" : ": " + reported.substr(0, reported.find('\n'))),
+                         reported + llvm::toString(entry.takeError()));
+    }
     return module_owner;
   }
 

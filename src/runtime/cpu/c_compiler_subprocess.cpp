@@ -55,6 +55,24 @@ class SubprocessCCompiler final : public CCompiler {
     std::string so = dir->file("kernel.so");
     std::vector<std::string> mode = {"-fPIC", "-shared"};
     run_compiler(*dir, c_source, o, mode, so, /*link_libm=*/true);
+    return open_library(std::move(dir), so);
+  }
+
+  std::string compile_binary(const std::string& c_source, const CompileOptions& o) override {
+    TempDir dir("ekb-cc-");
+    std::string so = dir.file("kernel.so");
+    run_compiler(dir, c_source, o, {"-fPIC", "-shared"}, so, /*link_libm=*/true);
+    return read_binary_file(so);
+  }
+
+  std::unique_ptr<CompiledModule> load_binary(const std::string& binary) override {
+    auto dir = std::make_unique<TempDir>("ekb-cc-");
+    std::string so = dir->file("kernel.so");
+    write_binary_file(so, binary);
+    return open_library(std::move(dir), so);
+  }
+
+  std::unique_ptr<CompiledModule> open_library(std::unique_ptr<TempDir> dir, const std::string& so) {
     void* handle = dlopen(so.c_str(), RTLD_LOCAL | RTLD_NOW);
     if (!handle) {
       const char* err = dlerror();
