@@ -99,6 +99,18 @@ static inline float ekb_signf(float x) { return x > 0 ? 1.0f : x < 0 ? -1.0f : x
 static inline double ekb_sign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }
 static inline float ekb_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 static inline double ekb_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+/* min, max, clamp, abs and sign of operands too long to repeat in the text (the same expressions) */
+static inline float ekb_min_f(float a, float b) { return a < b ? a : b; }
+static inline double ekb_min_d(double a, double b) { return a < b ? a : b; }
+static inline int64_t ekb_min_i(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline float ekb_max_f(float a, float b) { return a > b ? a : b; }
+static inline double ekb_max_d(double a, double b) { return a > b ? a : b; }
+static inline int64_t ekb_max_i(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline float ekb_clamp_f(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+static inline double ekb_clamp_d(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+static inline int64_t ekb_clamp_i(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : (x > hi ? hi : x); }
+static inline int64_t ekb_abs_i(int64_t x) { return x < 0 ? (int64_t)(0u - (uint64_t)x) : x; }
+static inline int64_t ekb_sign_i(int64_t x) { return (x > 0) - (x < 0); }
 )";
 }
 
@@ -203,7 +215,8 @@ std::string c_prelude_vectors(const std::set<VecType>& used) {
         "static inline void ekb_store_{s}({l}* p, {n} v) {{ memcpy(p, &v, sizeof v); }}\n"
         "static inline {n} ekb_blend_{s}({m} c, {n} a, {n} b) {{ return ({n})((c & ({m})a) | (~c & ({m})b)); }}\n"
         "static inline {n} ekb_min_{s}({n} a, {n} b) {{ return ekb_blend_{s}(a < b, a, b); }}\n"
-        "static inline {n} ekb_max_{s}({n} a, {n} b) {{ return ekb_blend_{s}(a > b, a, b); }}\n",
+        "static inline {n} ekb_max_{s}({n} a, {n} b) {{ return ekb_blend_{s}(a > b, a, b); }}\n"
+        "static inline {n} ekb_abs_{s}({n} a) {{ return ekb_max_{s}(a, -a); }}\n",
         fmt::arg("n", n), fmt::arg("s", n.substr(4)), fmt::arg("l", v.lane), fmt::arg("w", v.width), fmt::arg("m", m));
   }
   for (const auto& v : all)

@@ -8,8 +8,10 @@
 #include "codegen/c_printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <sstream>
@@ -331,21 +333,43 @@ class CPrinter {
     }
   }
 
+  // An operand that the C text repeats (`a < b ? a : b`) is repeated only while it is short; a longer
+  // one goes through a prelude helper that takes it once. Otherwise nested min, max, clamp, abs or
+  // sign would double the text at every level.
+  static bool repeatable(std::initializer_list<const std::string*> operands) {
+    for (const auto* o : operands)
+      if (o->size() > 64) return false;
+    return true;
+  }
+  // The prelude helper `ekb_NAME_f` (float), `_d` (double) or `_i` (integers, as int64_t, converted back).
+  std::string helper_call(const char* name, DType t, const std::vector<std::string>& a) {
+    std::string call = fmt::format("ekb_{}_{}({})", name, !is_float(t) ? "i" : t == DType::f64 ? "d" : "f", fmt::join(a, ", "));
+    return is_float(t) ? call : fmt::format("(({}){})", d_.compute_type(t), call);
+  }
+
   std::string call_scalar(const ExprP& e) {
     std::vector<std::string> a;
     for (const auto& x : e->args) a.push_back(scalar(x));
     DType t = e->type;
     bool f = is_float(t);
     switch (e->fn) {
-      case Fn::min: return fmt::format("({0} < {1} ? {0} : {1})", a[0], a[1]);
-      case Fn::max: return fmt::format("({0} > {1} ? {0} : {1})", a[0], a[1]);
-      case Fn::clamp: return fmt::format("({0} < {1} ? {1} : ({0} > {2} ? {2} : {0}))", a[0], a[1], a[2]);
+      case Fn::min:
+        if (!repeatable({&a[0], &a[1]})) return helper_call("min", t, a);
+        return fmt::format("({0} < {1} ? {0} : {1})", a[0], a[1]);
+      case Fn::max:
+        if (!repeatable({&a[0], &a[1]})) return helper_call("max", t, a);
+        return fmt::format("({0} > {1} ? {0} : {1})", a[0], a[1]);
+      case Fn::clamp:
+        if (!repeatable({&a[0], &a[1], &a[2]})) return helper_call("clamp", t, a);
+        return fmt::format("({0} < {1} ? {1} : ({0} > {2} ? {2} : {0}))", a[0], a[1], a[2]);
       case Fn::abs:
         if (f) return fmt::format("{}({})", t == DType::f64 ? "fabs" : "fabsf", a[0]);
+        if (!repeatable({&a[0]})) return helper_call("abs", t, a);
         return fmt::format("(({}){} < 0 ? ({})(0u - ({}){}) : {})", d_.compute_type(t), a[0], d_.compute_type(t),
                            unsigned_of(t), a[0], a[0]);
       case Fn::sign:
         if (f) return fmt::format("{}({})", t == DType::f64 ? "ekb_sign" : "ekb_signf", a[0]);
+        if (!repeatable({&a[0]})) return helper_call("sign", t, a);
         return fmt::format("(({})(({} > 0) - ({} < 0)))", d_.compute_type(t), a[0], a[0]);
       case Fn::sigmoid: return fmt::format("{}({})", t == DType::f64 ? "ekb_sigmoid" : "ekb_sigmoidf", a[0]);
       case Fn::rsqrt: return t == DType::f64 ? fmt::format("(1.0 / sqrt({}))", a[0]) : fmt::format("(1.0f / sqrtf({}))", a[0]);
@@ -512,12 +536,11 @@ class CPrinter {
 
   void allocate_stmt(const StmtP& s, int ind, std::string& out) {
     const Buffer& a = s->alloc;
-    BufInfo b;
-    b.cname = ident(a.name, "b_");
-    b.type = a.type;
-    b.extents = a.extents;
     if (a.extents.empty()) {
       // A scalar temporary: a local variable (a vector in vectorized code).
+      BufInfo b;
+      b.cname = ident(a.name, "b_");
+      b.type = a.type;
       b.scalar_temp = true;
       b.vector_temp = vec_ != nullptr;
       if (vec_) const_cast<VecCtx&>(*vec_).temps.insert(a.name);
@@ -527,7 +550,33 @@ class CPrinter {
       if (s->body[0]) stmt(s->body[0], ind, out);
       return;
     }
+    // A chain of allocations (each one's body the next: the buffers of every stage computed at the
+    // root) shares one C block: a block per buffer would nest as deep as the kernel has stages, past
+    // the 256 nested blocks C compilers accept.
+    std::vector<DeclaredBuffer> chain;
     out += pad(ind) + "{\n";
+    StmtP cur = s;
+    for (; cur && cur->kind == SK::allocate && !cur->alloc.extents.empty(); cur = cur->body[0])
+      chain.push_back(declare_buffer(cur->alloc, ind + 1, out));
+    stmt(cur, ind + 1, out);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      if (it->heap) out += fmt::format("{}free({});\n", pad(ind + 1), it->cname);
+      if (it->saved) bufs_[it->name] = *it->saved;
+    }
+    out += pad(ind) + "}\n";
+  }
+
+  // Declares buffer `a` (not a scalar) at indentation `ind`; returns what ending its scope needs.
+  struct DeclaredBuffer {
+    std::string name, cname;
+    bool heap;
+    std::optional<BufInfo> saved;
+  };
+  DeclaredBuffer declare_buffer(const Buffer& a, int ind, std::string& out) {
+    BufInfo b;
+    b.cname = ident(a.name, "b_");
+    b.type = a.type;
+    b.extents = a.extents;
     int64_t elems = 1;
     for (int64_t e : a.extents) elems *= e;
     for (size_t d = 0; d < a.mins.size(); ++d) {
@@ -537,7 +586,7 @@ class CPrinter {
         continue;
       }
       std::string mn = ident(a.name + "_min" + std::to_string(d), "");
-      out += fmt::format("{}const int64_t {} = {};\n", pad(ind + 1), mn, scalar(a.mins[d]));
+      out += fmt::format("{}const int64_t {} = {};\n", pad(ind), mn, scalar(a.mins[d]));
       b.min_names.push_back(mn);
     }
     std::string st = d_.storage_type(a.type);
@@ -545,15 +594,12 @@ class CPrinter {
     if (d_.gpu && a.scope == MemScope::shared)  // one per block, declared at the top of the kernel
       shared_decls_ += fmt::format("  {} {} {}[{}];\n", d_.shared_qualifier, st, b.cname, elems);
     else if (heap)
-      out += fmt::format("{}{}* {} = ({}*)ekb_alloc((size_t){} * sizeof({}));\n", pad(ind + 1), st, b.cname, st, elems, st);
+      out += fmt::format("{}{}* {} = ({}*)ekb_alloc((size_t){} * sizeof({}));\n", pad(ind), st, b.cname, st, elems, st);
     else
-      out += fmt::format("{}{} {}[{}] __attribute__((aligned(64)));\n", pad(ind + 1), st, b.cname, elems);
+      out += fmt::format("{}{} {}[{}] __attribute__((aligned(64)));\n", pad(ind), st, b.cname, elems);
     auto saved = bufs_.find(a.name) != bufs_.end() ? std::optional<BufInfo>(bufs_[a.name]) : std::nullopt;
     bufs_[a.name] = b;
-    stmt(s->body[0], ind + 1, out);
-    if (heap) out += fmt::format("{}free({});\n", pad(ind + 1), b.cname);
-    out += pad(ind) + "}\n";
-    if (saved) bufs_[a.name] = *saved;
+    return {a.name, b.cname, heap, saved};
   }
 
   void for_stmt(const StmtP& s, int ind, std::string& out) {
@@ -774,8 +820,10 @@ class CPrinter {
     std::string m = fmt::format("ekb_m{}", tmp_++);
     std::string c32 = vec_type_of_lane("int32_t");
     std::string saved = mask_;
-    std::string both = mask_.empty() ? c.text : fmt::format("({} & {})", mask_, c.text);
-    std::string neg = mask_.empty() ? fmt::format("(~{})", c.text) : fmt::format("({} & ~{})", mask_, c.text);
+    // The branches' masks name the condition's mask `m` instead of repeating its text: a condition
+    // that is itself a select (`a && b && c`) would otherwise be printed three times per level.
+    std::string both = mask_.empty() ? m : fmt::format("({} & {})", mask_, m);
+    std::string neg = mask_.empty() ? fmt::format("(~{})", m) : fmt::format("({} & ~{})", mask_, m);
     mask_ = fmt::format("ekb_mt{}", tmp_);
     std::string mt = mask_;
     std::string a = as_vector(vexpr(e->args[1]), t);
@@ -802,7 +850,9 @@ class CPrinter {
       case Fn::min: return fmt::format("{}({}, {})", H("min", V), a[0], a[1]);
       case Fn::max: return fmt::format("{}({}, {})", H("max", V), a[0], a[1]);
       case Fn::clamp: return fmt::format("{}({}({}, {}), {})", H("min", V), H("max", V), a[0], a[1], a[2]);
-      case Fn::abs: return fmt::format("{}({}, -{})", H("max", V), a[0], a[0]);
+      case Fn::abs:
+        if (!repeatable({&a[0]})) return fmt::format("{}({})", H("abs", V), a[0]);
+        return fmt::format("{}({}, -{})", H("max", V), a[0], a[0]);
       default: break;
     }
     if (lane_of(t) == "float") {

@@ -12,6 +12,7 @@
 #include "ir/check.h"
 #include "ir/const_eval.h"
 #include "ir/distribution.h"
+#include "ir/limits.h"
 #include "ir/operators.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -168,6 +169,11 @@ class KernelChecker {
     ti.dtype = t.dtype;
     ti.role = t.is_output ? TensorRole::output : TensorRole::input;
     ti.loc = t.loc;
+    if (t.shape.size() > static_cast<size_t>(kMaxRank)) {
+      error(t.shape[kMaxRank]->loc, fmt::format("`{}` has {} dimensions, more than {}", t.name, t.shape.size(), kMaxRank),
+            "merge dimensions that are always indexed together into one");
+      return;
+    }
     bool ok = true;
     int64_t elements = 1;
     for (size_t i = 0; i < t.shape.size(); ++i) {
@@ -232,6 +238,10 @@ class KernelChecker {
       is_new = true;
     }
 
+    if (!few_enough_vars(s)) {
+      if (tensor >= 0) attempted_.insert(tensor);
+      return;
+    }
     stage_ = &st;
     stage_tensor_ = tensor;
     scope_.clear();
@@ -305,6 +315,31 @@ class KernelChecker {
     p_->tensors[tensor].stage = static_cast<int>(p_->stages.size());
     p_->stages.push_back(std::move(st));
     stage_ = nullptr;
+  }
+
+  // A stage's loops nest one per index variable: at most kMaxRank on the left, kMaxStageVars in all.
+  bool few_enough_vars(const StageStmt& s) {
+    if (s.lhs.size() > static_cast<size_t>(kMaxRank)) {
+      error(s.lhs[kMaxRank].loc, fmt::format("`{}` has {} index variables, more than {}", s.name, s.lhs.size(), kMaxRank),
+            fmt::format("a tensor has at most {} dimensions; merge dimensions that are always indexed together into one",
+                        kMaxRank));
+      return false;
+    }
+    std::vector<const IndexVarDecl*> vars;
+    for (const auto& v : s.lhs) vars.push_back(&v);
+    collect_reduction_vars(*s.rhs, vars);
+    if (vars.size() > static_cast<size_t>(kMaxStageVars)) {
+      error(vars[kMaxStageVars]->loc,
+            fmt::format("`{}` has {} index variables (with its reductions'), more than {}", s.name, vars.size(), kMaxStageVars),
+            "split the computation into several stages, each reducing over a few variables");
+      return false;
+    }
+    return true;
+  }
+  static void collect_reduction_vars(const Expr& e, std::vector<const IndexVarDecl*>& out) {
+    if (out.size() > static_cast<size_t>(kMaxStageVars)) return;
+    for (const auto& v : e.rvars) out.push_back(&v);
+    for (const auto& a : e.args) collect_reduction_vars(*a, out);
   }
 
   bool declare_var(IndexVarDecl& v, bool reduction) {

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "ir/lexer.h"
+#include "ir/limits.h"
 #include "ir/operators.h"
 
 namespace ekb {
@@ -36,8 +37,6 @@ constexpr const char* kKeywords[] = {
     "kernel", "schedule", "memory", "workloads", "dim", "const", "in", "out", "pattern", "category",
     "domain", "sum", "prod", "true", "false", "inf", "pi",
 };
-
-constexpr int kMaxNesting = 200;  // deeper expressions are rejected, not a stack overflow
 
 struct ParseError {};  // unwinds to the statement loop, which skips the line
 
@@ -95,7 +94,12 @@ class Parser {
   std::vector<Comment> comments_;
   size_t pos_ = 0;
   size_t next_comment_ = 0;
-  int depth_ = 0;
+  // Expression depth (ir/limits.h). `open_` counts the operators, calls, reads and reductions whose
+  // operand is being parsed, `parens_` the open parentheses: both bound the recursion before any
+  // tree exists. Each node's own depth is checked when it is made, which also catches the one shape
+  // that nests without recursing, a left-associative chain `a + b + c + ...`.
+  int open_ = 0;
+  int parens_ = 0;
 
   // ---- token helpers ----
   const Token& peek(size_t ahead = 0) const {
@@ -250,7 +254,7 @@ class Parser {
         def.loc = peek().loc;
         def.name = expect_name(is_dim ? "a dimension name after `dim`" : "a constant name after `const`", example);
         expect(Tok::assign, is_dim ? "after the dimension name" : "after the constant name", example);
-        def.value = parse_expr();
+        def.value = parse_expr().e;
         defs.push_back(std::move(def));
       } while (accept(Tok::comma));
       end_statement(is_dim ? "the `dim` statement" : "the `const` statement");
@@ -296,11 +300,16 @@ class Parser {
     return ts;
   }
 
-  IndexVarDecl parse_index_var_decl(const char* where, const char* example) {
+  // `depth` (if given) is raised to the extent's depth.
+  IndexVarDecl parse_index_var_decl(const char* where, const char* example, int* depth = nullptr) {
     IndexVarDecl v;
     v.loc = peek().loc;
     v.name = expect_name(fmt::format("an index variable {}", where).c_str(), example);
-    if (accept(Tok::lt)) v.extent = parse_binary(kAdditivePrec);
+    if (accept(Tok::lt)) {
+      Sub extent = parse_binary(kAdditivePrec);
+      if (depth) *depth = std::max(*depth, extent.depth);
+      v.extent = std::move(extent.e);
+    }
     return v;
   }
 
@@ -325,7 +334,7 @@ class Parser {
                        "pattern, category or domain", s.name));
     }
     advance();
-    s.rhs = parse_expr();
+    s.rhs = parse_expr().e;
     end_statement("the stage definition");
     return s;
   }
@@ -357,46 +366,95 @@ class Parser {
       default: return std::nullopt;
     }
   }
-  struct DepthGuard {
-    Parser& p;
-    explicit DepthGuard(Parser& pp, Loc loc) : p(pp) {
-      if (++p.depth_ > kMaxNesting) {
-        --p.depth_;
-        p.fail(loc, fmt::format("expression nested more than {} levels deep", kMaxNesting),
-               "split the computation into several stages");
-      }
-    }
-    ~DepthGuard() { --p.depth_; }
+  // A parsed expression and the depth of its tree: a name or number is 1, a node one more than its
+  // deepest operand.
+  struct Sub {
+    ExprPtr e;
+    int depth = 1;
   };
 
-  ExprPtr parse_expr() { return parse_binary(1); }
+  // Parsing an operand of a node (`counter` is open_) or what a parenthesis holds (parens_).
+  struct Nest {
+    Parser& p;
+    int& counter;
+    Nest(Parser& pp, int& c, Loc loc) : p(pp), counter(c) {
+      // The operand of a node with `c` nodes open above it makes a tree of at least c + 2 levels
+      // (those nodes, this one, the operand); a parenthesis inside `c` others is the (c + 1)th.
+      int deepest = &c == &p.parens_ ? c + 1 : c + 2;
+      if (deepest > kMaxExprDepth) p.too_deep(loc, &c == &p.parens_);
+      ++counter;
+    }
+    ~Nest() { --counter; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+  };
+
+  // `e` over operands whose deepest has `operand_depth` levels.
+  Sub node(ExprPtr e, int operand_depth) {
+    if (operand_depth + 1 > kMaxExprDepth) {
+      if (e->kind == ExprKind::binary) too_deep_chain(e->loc, e->binop);
+      too_deep(e->loc, false);
+    }
+    return {std::move(e), operand_depth + 1};
+  }
+
+  static constexpr const char* kSplitFix =
+      "split the expression into several stages: a stage `T[i] = ...` holds an inner part, and the outer "
+      "expression reads `T[i]`";
+  [[noreturn]] void too_deep(Loc loc, bool parentheses) {
+    if (parentheses)
+      fail(loc, fmt::format("parentheses nested more than {} levels deep", kMaxExprDepth),
+           fmt::format("remove parentheses around a single operand, or {}", kSplitFix));
+    fail(loc, fmt::format("expression nested more than {} levels deep", kMaxExprDepth), kSplitFix);
+  }
+  // A left-associative chain `a + b + c ...` is a tree one level deeper per operator.
+  [[noreturn]] void too_deep_chain(Loc loc, BinOp op) {
+    std::string msg = fmt::format("expression nested more than {} levels deep: a chain `a {} b {} c ...` nests one level per `{}`",
+                                  kMaxExprDepth, spelling(op), spelling(op), spelling(op));
+    if (op == BinOp::add || op == BinOp::mul)
+      fail(loc, msg,
+           fmt::format("write the terms as a reduction over an index, e.g. `{}(k) X[i, k]`, or {}",
+                       op == BinOp::add ? "sum" : "prod", kSplitFix));
+    fail(loc, msg, kSplitFix);
+  }
+
+  Sub parse_expr() { return parse_binary(1); }
 
   // `a, b, c` up to and including `close` (the opening bracket is already consumed); may be empty.
-  std::vector<ExprPtr> parse_list_until(Tok close, const std::string& what, const char* fix = nullptr) {
+  // `depth` (if given) receives the deepest item's depth.
+  std::vector<ExprPtr> parse_list_until(Tok close, const std::string& what, const char* fix = nullptr,
+                                        int* depth = nullptr) {
     std::vector<ExprPtr> items;
+    int deepest = 0;
     if (!at(close)) {
       do {
-        items.push_back(parse_expr());
+        Sub item = parse_expr();
+        deepest = std::max(deepest, item.depth);
+        items.push_back(std::move(item.e));
       } while (accept(Tok::comma));
     }
     expect(close, what.c_str(), fix);
+    if (depth) *depth = deepest;
     return items;
   }
 
-  ExprPtr parse_binary(int min_prec) {
-    DepthGuard g(*this, peek().loc);
-    ExprPtr lhs = parse_unary();
+  Sub parse_binary(int min_prec) {
+    Sub lhs = parse_unary();
     while (true) {
       auto op = binop_of(peek().kind);
       if (!op || precedence(*op) < min_prec) break;
       int prec = precedence(*op);
       Loc oploc = advance().loc;
-      ExprPtr rhs = parse_binary(prec + 1);
+      Sub rhs;
+      {
+        Nest n(*this, open_, peek().loc);
+        rhs = parse_binary(prec + 1);
+      }
       auto e = std::make_unique<Expr>(ExprKind::binary, oploc);
       e->binop = *op;
-      e->args.push_back(std::move(lhs));
-      e->args.push_back(std::move(rhs));
-      lhs = std::move(e);
+      e->args.push_back(std::move(lhs.e));
+      e->args.push_back(std::move(rhs.e));
+      lhs = node(std::move(e), std::max(lhs.depth, rhs.depth));
       auto next = binop_of(peek().kind);
       if (is_comparison(*op) && next && precedence(*next) == prec)
         fail(peek().loc, "comparisons cannot be chained",
@@ -405,15 +463,16 @@ class Parser {
     return lhs;
   }
 
-  ExprPtr parse_unary() {
-    DepthGuard g(*this, peek().loc);
+  Sub parse_unary() {
     const Token& t = peek();
     if (t.kind == Tok::minus || t.kind == Tok::bang || t.kind == Tok::tilde) {
       advance();
       auto e = std::make_unique<Expr>(ExprKind::unary, t.loc);
       e->unop = t.kind == Tok::minus ? UnOp::neg : t.kind == Tok::bang ? UnOp::lnot : UnOp::bnot;
-      e->args.push_back(parse_unary());
-      return e;
+      Nest n(*this, open_, peek().loc);
+      Sub operand = parse_unary();
+      e->args.push_back(std::move(operand.e));
+      return node(std::move(e), operand.depth);
     }
     return parse_primary();
   }
@@ -435,24 +494,25 @@ class Parser {
     return false;
   }
 
-  ExprPtr parse_primary() {
+  Sub parse_primary() {
     const Token& t = peek();
     switch (t.kind) {
       case Tok::int_lit: {
         advance();
         auto e = std::make_unique<Expr>(ExprKind::int_lit, t.loc);
         e->text = t.text;
-        return e;
+        return {std::move(e)};
       }
       case Tok::float_lit: {
         advance();
         auto e = std::make_unique<Expr>(ExprKind::float_lit, t.loc);
         e->text = t.text;
-        return e;
+        return {std::move(e)};
       }
       case Tok::lparen: {
         advance();
-        ExprPtr inner = parse_expr();
+        Nest n(*this, parens_, t.loc);
+        Sub inner = parse_expr();
         expect(Tok::rparen, "to close `(`");
         return inner;
       }
@@ -467,14 +527,18 @@ class Parser {
     if (t.text == "true" || t.text == "false") {
       auto e = std::make_unique<Expr>(ExprKind::bool_lit, t.loc);
       e->text = t.text;
-      return e;
+      return {std::move(e)};
     }
     if (at(Tok::lbracket)) {
       advance();
       auto e = std::make_unique<Expr>(ExprKind::access, t.loc);
       e->text = t.text;
-      e->args = parse_list_until(Tok::rbracket, fmt::format("to close the read of `{}`", t.text));
-      return e;
+      int depth = 0;
+      {
+        Nest n(*this, open_, peek().loc);
+        e->args = parse_list_until(Tok::rbracket, fmt::format("to close the read of `{}`", t.text), nullptr, &depth);
+      }
+      return node(std::move(e), depth);
     }
     if (at(Tok::lparen)) {
       bool reduction = t.text == "sum" || t.text == "prod" ||
@@ -483,15 +547,19 @@ class Parser {
       advance();
       auto e = std::make_unique<Expr>(ExprKind::call, t.loc);
       e->text = t.text;
-      e->args = parse_list_until(Tok::rparen, fmt::format("to close the call of `{}`", t.text));
-      return e;
+      int depth = 0;
+      {
+        Nest n(*this, open_, peek().loc);
+        e->args = parse_list_until(Tok::rparen, fmt::format("to close the call of `{}`", t.text), nullptr, &depth);
+      }
+      return node(std::move(e), depth);
     }
     auto e = std::make_unique<Expr>(ExprKind::name, t.loc);
     e->text = t.text;
-    return e;
+    return {std::move(e)};
   }
 
-  ExprPtr parse_reduction(const Token& t) {
+  Sub parse_reduction(const Token& t) {
     auto e = std::make_unique<Expr>(ExprKind::reduce, t.loc);
     e->text = t.text;
     e->redop = t.text == "sum" ? ReduceOp::sum : t.text == "prod" ? ReduceOp::prod
@@ -500,16 +568,19 @@ class Parser {
     std::string example = fmt::format("write `{}(k) A[i, k]` or `{}(k < 3) A[i + k]`", t.text, t.text);
     if (at(Tok::rparen))
       fail(peek().loc, fmt::format("`{}(...)` needs at least one reduction variable", t.text), example);
+    Nest n(*this, open_, peek().loc);  // the extents and the body are the reduction's operands
+    int depth = 0;
     do {
-      e->rvars.push_back(parse_index_var_decl("in the reduction", example.c_str()));
+      e->rvars.push_back(parse_index_var_decl("in the reduction", example.c_str(), &depth));
     } while (accept(Tok::comma));
     if (!at(Tok::rparen))
       fail(peek().loc, fmt::format("expected `)` after the reduction variables, found {}", describe(peek())), example);
     advance();
     if (at(Tok::newline) || at(Tok::eof) || at(Tok::rparen) || at(Tok::comma) || at(Tok::rbracket))
       fail(peek().loc, fmt::format("the reduction `{}(...)` has no body", t.text), example);
-    e->args.push_back(parse_expr());
-    return e;
+    Sub body = parse_expr();
+    e->args.push_back(std::move(body.e));
+    return node(std::move(e), std::max(depth, body.depth));
   }
 
   // ---- schedule / memory sections ----
@@ -636,7 +707,7 @@ class Parser {
               it.word_loc = peek().loc;
               it.word = expect_name("a domain name", "write `domain = audio`");
             } else {
-              it.value = parse_expr();
+              it.value = parse_expr().e;
             }
             w.items.push_back(std::move(it));
           } while (accept(Tok::comma));

@@ -402,6 +402,48 @@ class Realizer {
     return allocate_here(key, inner);
   }
 
+  // The statements of a block that mention each of some buffers: the box a buffer's allocation
+  // needs comes from those alone, so that a kernel with thousands of stages at the root is not
+  // walked once per stage. (The allocations already wrapped around the block add nothing: their
+  // bounds read no buffer.)
+  class Touching {
+   public:
+    Touching(const StmtP& s, const std::vector<std::string>& buffers) : whole_(s) {
+      if (!s || s->kind != SK::block) return;
+      std::set<std::string> wanted(buffers.begin(), buffers.end());
+      for (const auto& b : s->body) {
+        std::set<std::string> named;
+        mentions(b, named);
+        for (const auto& n : named)
+          if (wanted.count(n)) parts_[n].push_back(b);
+      }
+      split_ = true;
+    }
+    StmtP of(const std::string& buffer) const {
+      if (!split_) return whole_;
+      auto it = parts_.find(buffer);
+      return block(it == parts_.end() ? std::vector<StmtP>{} : it->second);
+    }
+
+   private:
+    StmtP whole_;
+    bool split_ = false;
+    std::map<std::string, std::vector<StmtP>> parts_;
+    static void mentions(const ExprP& e, std::set<std::string>& out) {
+      if (!e) return;
+      if (e->kind == EK::load) out.insert(e->name);
+      for (const auto& a : e->args) mentions(a, out);
+    }
+    static void mentions(const StmtP& s, std::set<std::string>& out) {
+      if (!s) return;
+      if (s->kind == SK::store || s->kind == SK::thread_reduce) out.insert(s->buffer);
+      for (const auto& e : {s->min, s->extent, s->value}) mentions(e, out);
+      for (const auto& i : s->indices) mentions(i, out);
+      for (const auto& m : s->alloc.mins) mentions(m, out);
+      for (const auto& b : s->body) mentions(b, out);
+    }
+  };
+
   // How far `pad` splits can run variable `v` of a stage past the region it computes.
   static int64_t pad_overhang(const StageSchedule& ss, const std::string& v) {
     std::set<std::string> from_v = derived_names({v}, ss.rels);
@@ -414,6 +456,7 @@ class Realizer {
   StmtP allocate_here(const std::string& key, StmtP inner) {
     auto it = store_sites_.find(key);
     if (it == store_sites_.end()) return inner;
+    Touching touching(inner, it->second);
     for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) {
       const LStage& st = stage(*p);
       const StageSchedule& ss = *s_.find(st.name);
@@ -424,7 +467,7 @@ class Realizer {
                           "with `ko` inside the block loops", st.name));
         continue;
       }
-      StmtP relaxed = ss.scope == MemScope::shared ? relax_threads(inner) : inner;
+      StmtP relaxed = ss.scope == MemScope::shared ? relax_threads(touching.of(st.name)) : touching.of(st.name);
       auto loads = box_touched(relaxed, st.name, true, false, value_range_);
       auto stores = box_touched(relaxed, st.name, false, true, value_range_);
       Buffer b;

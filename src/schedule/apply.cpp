@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ir/limits.h"
 #include "schedule/primitives/primitives.h"
 #include "util/strings.h"
 
@@ -207,6 +208,14 @@ void ScheduleContext::apply_l1_line(const ScheduleLine& line) {
     p->apply(*this, *s, d);
     s = sched.find(line.stage);  // a directive may have rewritten the map
     if (!s) return;
+    if (s->dims.size() > static_cast<size_t>(kMaxLoops) || s->rels.size() > static_cast<size_t>(kMaxLoops)) {
+      error(d.loc,
+            s->dims.size() > static_cast<size_t>(kMaxLoops)
+                ? fmt::format("`{}` now has {} loops, more than {}", s->name, s->dims.size(), kMaxLoops)
+                : fmt::format("`{}`'s loops are now split or fused {} times, more than {}", s->name, s->rels.size(), kMaxLoops),
+            "split each loop once or twice: a deeper loop nest only adds loop overhead");
+      return;
+    }
   }
 }
 
@@ -295,6 +304,21 @@ void check_shift_tails(ScheduleContext& ctx, const Section* l1, const Section* l
   }
 }
 
+// How many loops enclose the body of `s`: its own, and those of the stages it is computed inside
+// down to the loop it is computed at (counting stops past `cap`). 0 when a target or loop is
+// missing, or the stages are computed inside each other in a cycle (both reported elsewhere).
+int loop_nest_depth(const Schedule& sched, const StageSchedule& s, int cap) {
+  int depth = static_cast<int>(s.dims.size());
+  std::set<const StageSchedule*> seen{&s};
+  for (const StageSchedule* cur = &s; cur->compute == StageSchedule::Compute::at && depth <= cap;) {
+    const StageSchedule* target = sched.find(cur->at_stage);
+    if (!target || target->find_dim(cur->at_dim) < 0 || !seen.insert(target).second) return 0;
+    depth += target->find_dim(cur->at_dim) + 1;
+    cur = target;
+  }
+  return depth;
+}
+
 // Checks that need the final schedule: where reductions start, where stages are computed.
 void validate(ScheduleContext& ctx, const Section* l1, const Section* l2) {
   auto loc_of = [&](const std::string& stage, const char* directive) {
@@ -304,7 +328,30 @@ void validate(ScheduleContext& ctx, const Section* l1, const Section* l2) {
           if (line.stage == stage && d.name == directive) return d.loc;
     return Loc{};
   };
+  // Where a stage is placed: its compute_at, else the directive that made it computed at a loop.
+  auto placement_loc = [&](const std::string& stage) {
+    Loc at = loc_of(stage, "compute_at");
+    if (l2 && !at.valid())
+      for (const auto& line : l2->lines)
+        for (const auto& d : line.directives)
+          if (!d.outs.empty() && d.outs[0].text == stage && !at.valid()) at = d.loc;
+    if (!at.valid() && ctx.graph.find(stage) >= 0) at = ctx.graph.stages[ctx.graph.find(stage)].loc;
+    return at;
+  };
+  bool nest_reported = false;  // once: the stages further down a too-long chain say the same
   for (auto& [name, s] : ctx.sched.stages) {
+    // Loop nests are trees the lowering walks recursively, and the C compilers accept a few hundred
+    // nested blocks: a stage computed inside a long chain of others would nest too deep.
+    if (int depth = loop_nest_depth(ctx.sched, s, kMaxLoops); depth > kMaxLoops) {
+      if (nest_reported) continue;
+      nest_reported = true;
+      ctx.error(placement_loc(name),
+                fmt::format("`{}` would run inside more than {} nested loops (its own and those of the stages it is "
+                            "computed inside)", name, kMaxLoops),
+                fmt::format("compute `{}` at the root, or at an outer loop of a stage that is itself computed at the root",
+                            name));
+      continue;
+    }
     check_shift_tails(ctx, l1, l2, name, s);
     if (!s.init_dim.empty()) {
       int at = s.find_dim(s.init_dim);

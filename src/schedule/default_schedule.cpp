@@ -6,7 +6,9 @@
 #include <map>
 #include <set>
 
+#include "ir/limits.h"
 #include "loops/graph.h"
+#include "loops/inlining.h"
 
 namespace ekb {
 
@@ -113,6 +115,36 @@ std::vector<std::string> cross_thread_directives(const LStage& s) {
   return dirs;
 }
 
+// Inlines `name` into its readers in `sim` when every reader stays within the limits of lowered
+// expressions (ir/limits.h); otherwise `sim` is unchanged and the stage keeps loops of its own.
+bool inline_within_limits(Graph& sim, const std::string& name) {
+  LStage producer = sim.stages[sim.find(name)];
+  std::vector<std::pair<int, lir::ExprP>> inlined;
+  int site = 0;
+  if (!lower::try_inline(sim, producer, site, &inlined).empty()) return false;
+  for (auto& [i, v] : inlined) sim.stages[i].value = std::move(v);
+  sim.stages.erase(sim.stages.begin() + sim.find(name));
+  return true;
+}
+
+// A chain of fused stages (each computed inside the next) nests their loops: the fusions that would
+// put a stage inside more than kMaxLoops loops are dropped, from the readers down, so that stage and
+// the rest of the chain start again at the root. A stage gets at most one loop more than it has
+// variables (a vector split), and is computed at most at its reader's innermost loop.
+void keep_loop_nests_shallow(const Graph& g, std::map<std::string, std::string>& fused_into) {
+  auto loops = [](const LStage& s) { return static_cast<int>(s.vars.size() + s.rvars.size()) + 1; };
+  std::map<std::string, int> outside;  // loops around a fused stage's loops
+  for (size_t i = g.stages.size(); i-- > 0;) {
+    const LStage& s = g.stages[i];
+    auto it = fused_into.find(s.name);
+    if (it == fused_into.end()) continue;
+    const LStage& c = g.stages[g.find(it->second)];
+    int around = loops(c) + (outside.count(c.name) ? outside[c.name] : 0);
+    if (around + loops(s) > kMaxLoops) fused_into.erase(it);
+    else outside[s.name] = around;
+  }
+}
+
 }  // namespace
 
 std::string default_schedule_text(const Program& p, const Target& target) {
@@ -122,6 +154,7 @@ std::string default_schedule_text(const Program& p, const Target& target) {
   std::vector<std::string> l1, l2;
   std::set<std::string> inlined, costly_inlined;
   std::map<std::string, std::string> fused_into;  // producer -> consumer it is computed inside
+  Graph sim = g;  // the graph as the inlines decided so far leave it
   // Decide placement, consumers before producers so that inlining does not hide readers.
   for (const auto& s : g.stages) {
     if (s.is_output) continue;
@@ -142,7 +175,7 @@ std::string default_schedule_text(const Program& p, const Target& target) {
     bool costly = has_costly_call(s.value);
     for (const auto& c : costly_inlined) costly = costly || lower::reads(s.value, c);
     bool cheap = !costly && !has_select(s.value);
-    if (!reduces && (reread ? cheap : (sites <= 1 || !costly))) {
+    if (!reduces && (reread ? cheap : (sites <= 1 || !costly)) && inline_within_limits(sim, s.name)) {
       inlined.insert(s.name);
       if (costly) costly_inlined.insert(s.name);
       l2.push_back(fmt::format("  {}: inline", s.name));
@@ -155,6 +188,7 @@ std::string default_schedule_text(const Program& p, const Target& target) {
       if (pointwise && !c.vars.empty() && !(backend != Backend::cpu && reduce_across_threads(c))) fused_into[s.name] = c.name;
     }
   }
+  keep_loop_nests_shallow(g, fused_into);
   // Loops of every stage that keeps its own.
   std::map<std::string, std::string> compute_dim;  // consumer -> the loop its fused producers go in
   bool gpu = backend != Backend::cpu;

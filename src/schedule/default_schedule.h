@@ -2,9 +2,11 @@
 // does untuned. Deterministic; written as ordinary L1/L2 text, so it goes through the same primitives
 // (and `ekb compile --schedule default --emit schedule` shows it).
 //  - intermediate stages without a reduction are inlined into their readers (unless they are costly
-//    and read at several places);
+//    and read at several places, or a reader would grow past the limits of ir/limits.h: then the
+//    stage keeps loops of its own);
 //  - a stage with a reduction read by one consumer at its own point is computed inside that
-//    consumer's loops (fusion), otherwise at the root;
+//    consumer's loops (fusion; a long chain of such stages starts again at the root before its
+//    loops nest deeper than ir/limits.h allows), otherwise at the root;
 //  - on cpu, every stage at the root runs its outermost pure loop in parallel (fusing the two
 //    outermost when the first is short) and vectorizes its innermost pure loop, the contiguous one,
 //    by one vector register of the target's ISA (8 f32 lanes on AVX2, 16 on AVX-512, 4 on NEON;

@@ -8,6 +8,9 @@
 namespace ekb {
 namespace {
 
+// Longer source lines are quoted in part.
+constexpr size_t kLongLine = 160;
+
 const char* severity_name(Severity s) {
   switch (s) {
     case Severity::error: return "error";
@@ -28,13 +31,23 @@ std::string render(const Diagnostic& d) {
   out += fmt::format("{}: {}\n", severity_name(d.severity), d.message);
   if (d.source && d.loc.valid()) {
     std::string_view line = d.source->line_text(d.loc.line);
+    int col = std::max(1, d.loc.col);
     std::string gutter = fmt::format("{:>5} | ", d.loc.line);
+    // A very long line (one statement spread over megabytes) is shown as a window around the caret.
+    std::string shown;
+    if (line.size() > kLongLine) {
+      size_t from = static_cast<size_t>(col - 1) > kLongLine / 2 ? static_cast<size_t>(col - 1) - kLongLine / 2 : 0;
+      from = std::min(from, line.size());
+      size_t to = std::min(line.size(), from + kLongLine);
+      shown = (from > 0 ? "..." : "") + std::string(line.substr(from, to - from)) + (to < line.size() ? "..." : "");
+      col -= static_cast<int>(from) - (from > 0 ? 3 : 0);
+      line = shown;
+    }
     out += gutter;
     out += line;
     out += '\n';
     out += std::string(gutter.size() - 2, ' ') + "| ";
     // Keep tabs so the caret lines up under tab-indented text.
-    int col = std::max(1, d.loc.col);
     for (int i = 1; i < col; ++i)
       out += (static_cast<size_t>(i - 1) < line.size() && line[i - 1] == '\t') ? '\t' : ' ';
     int avail = static_cast<int>(line.size()) - (col - 1);

@@ -8,7 +8,7 @@ void ekb_kernel(const float* restrict X, float* restrict Y, int32_t num_threads)
       float b_T[18] __attribute__((aligned(64)));
       for (int64_t v_Y_jo = 0; v_Y_jo < 4; ++v_Y_jo) {
         /* stage T (computed at Y.jo) */
-        for (int64_t v_T_j = 0; v_T_j < (((4 < ((v_Y_jo * -4) + 13) ? 4 : ((v_Y_jo * -4) + 13)) > (5 < ((v_Y_jo * -4) + 14) ? 5 : ((v_Y_jo * -4) + 14)) ? (4 < ((v_Y_jo * -4) + 13) ? 4 : ((v_Y_jo * -4) + 13)) : (5 < ((v_Y_jo * -4) + 14) ? 5 : ((v_Y_jo * -4) + 14))) > (6 < ((v_Y_jo * -4) + 15) ? 6 : ((v_Y_jo * -4) + 15)) ? ((4 < ((v_Y_jo * -4) + 13) ? 4 : ((v_Y_jo * -4) + 13)) > (5 < ((v_Y_jo * -4) + 14) ? 5 : ((v_Y_jo * -4) + 14)) ? (4 < ((v_Y_jo * -4) + 13) ? 4 : ((v_Y_jo * -4) + 13)) : (5 < ((v_Y_jo * -4) + 14) ? 5 : ((v_Y_jo * -4) + 14))) : (6 < ((v_Y_jo * -4) + 15) ? 6 : ((v_Y_jo * -4) + 15))); ++v_T_j) {
+        for (int64_t v_T_j = 0; v_T_j < ((int64_t)ekb_max_i(((4 < ((v_Y_jo * -4) + 13) ? 4 : ((v_Y_jo * -4) + 13)) > (5 < ((v_Y_jo * -4) + 14) ? 5 : ((v_Y_jo * -4) + 14)) ? (4 < ((v_Y_jo * -4) + 13) ? 4 : ((v_Y_jo * -4) + 13)) : (5 < ((v_Y_jo * -4) + 14) ? 5 : ((v_Y_jo * -4) + 14))), (6 < ((v_Y_jo * -4) + 15) ? 6 : ((v_Y_jo * -4) + 15)))); ++v_T_j) {
           {
             const int64_t v_T_j_2 = ((v_Y_jo * 4) + v_T_j);
             b_T[(v_Y_i - T_min0) * 18 + ((v_Y_jo * 4) + v_T_j)] = (X[v_Y_i * 15 + v_T_j_2] * 2.0f);

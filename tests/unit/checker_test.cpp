@@ -124,5 +124,26 @@ TEST(Checker, ReportsSeveralErrorsAtOnce) {
   EXPECT_GE(c.diags.error_count(), 2u) << c.rendered();
 }
 
+TEST(Checker, LimitsDimensionsAndIndexVariables) {
+  // 16 dimensions and 32 index variables per stage are allowed (ir/limits.h); one more is not.
+  auto dims = [](int n) {
+    std::string d = "1";
+    for (int k = 1; k < n; ++k) d += ", 1";
+    return d;
+  };
+  auto vars = [](const char* v, int n, const char* extent) {
+    std::string s;
+    for (int k = 0; k < n; ++k) s += std::string(k ? ", " : "") + v + std::to_string(k) + extent;
+    return s;
+  };
+  valid("kernel t\n  in X : f32[" + dims(16) + "]\n  out Y : f32[" + dims(16) + "]\n  Y[" + vars("v", 16, "") + "] = X[" +
+        vars("v", 16, "") + "]\n");
+  expect_error("kernel t\n  in X : f32[" + dims(17) + "]\n  out Y : f32[1]\n  Y[i] = 1.0\n", "t.ekb:2:62: error: `X` has 17 dimensions, more than 16");
+  expect_error("kernel t\n  out Y : f32[1]\n  T[" + vars("v", 17, "") + "] = 1.0\n  Y[i] = 1.0\n", "`T` has 17 index variables, more than 16");
+  valid("kernel t\n  out Y : f32[1]\n  Y[i] = sum(" + vars("k", 31, " < 1") + ") 1.0\n");
+  expect_error("kernel t\n  out Y : f32[1]\n  Y[i] = sum(" + vars("k", 32, " < 1") + ") 1.0\n",
+               "`Y` has 33 index variables (with its reductions'), more than 32");
+}
+
 }  // namespace
 }  // namespace ekb::test

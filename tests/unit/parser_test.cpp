@@ -1,4 +1,6 @@
 // Parser: statements, continuation lines, comments, reductions, error locations and recovery.
+#include <fmt/format.h>
+
 #include "test_util.h"
 
 namespace ekb::test {
@@ -85,6 +87,25 @@ TEST(Parser, DeepNestingIsAnErrorNotACrash) {
   DiagnosticList d2;
   parse("kernel k\n  Y = " + std::string(100000, '-') + "1\n", d2);
   EXPECT_NE(d2.render_all().find("nested more than"), std::string::npos);
+}
+
+TEST(Parser, ALongOperatorChainIsTooDeep) {
+  // `a + b + c` is `(a + b) + c`: a tree one level deeper per operator, however flat it is written.
+  std::string sum = "1";
+  for (int k = 0; k < 100000; ++k) sum += " + 1";
+  DiagnosticList d;
+  Module m = parse("kernel k\n  Y = " + sum + "\n  Z = 2\n", d);
+  std::string r = d.render_all();
+  EXPECT_EQ(d.error_count(), 1u) << r.substr(0, 2000);
+  // The 64th `+` would make the 65th level: `1` is level 1, each `+` one more.
+  EXPECT_NE(r.find(fmt::format("p.ekb:2:{}: error: expression nested more than 64 levels deep", 7 + 64 * 4 - 2)),
+            std::string::npos)
+      << r.substr(0, 2000);
+  ASSERT_TRUE(m.kernel);
+  EXPECT_EQ(m.kernel->stmts.size(), 1u) << "the next statement is still parsed";
+  DiagnosticList ok;
+  parse("kernel k\n  Y = " + sum.substr(0, 1 + 63 * 4) + "\n", ok);
+  EXPECT_FALSE(ok.has_errors()) << ok.render_all();
 }
 
 TEST(Parser, SectionsAndWorkloads) {

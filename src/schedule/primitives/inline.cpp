@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "loops/graph.h"
+#include "loops/inlining.h"
 #include "schedule/primitives/primitives.h"
 
 namespace ekb::prim {
@@ -25,28 +26,21 @@ void inline_stage(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
               fmt::format("remove `{}`'s lines from the schedule section, or do not inline it", s.name));
     return;
   }
+  // The readers grow by this stage's expression at each read: refused when one would nest deeper,
+  // or hold more, than lowered expressions may (ir/limits.h).
   lower::LStage producer = st;
-  std::string name = s.name;
+  std::vector<std::pair<int, lir::ExprP>> inlined;
   int site = 0;
-  for (auto& c : ctx.graph.stages) {
-    if (c.name == name) continue;
-    c.value = lower::replace_loads(c.value, name, [&](const std::vector<lir::ExprP>& idx) {
-      std::string suffix = fmt::format("_{}{}", name, site++);
-      std::vector<std::pair<std::string, lir::ExprP>> map;
-      for (size_t k = 0; k < producer.vars.size(); ++k) map.push_back({producer.vars[k], idx[k]});
-      lir::ExprP body = producer.value;
-      if (producer.has_reduction()) {
-        std::vector<std::string> rv;
-        for (const auto& v : producer.rvars) {
-          rv.push_back(v + suffix);
-          map.push_back({v, lir::var(v + suffix)});
-        }
-        body = lir::reduce(producer.rop, rv, producer.rextents, lower::substitute(lower::rename_reduction_vars(body, suffix), map));
-        return body;
-      }
-      return lower::substitute(lower::rename_reduction_vars(body, suffix), map);
-    });
+  std::string problem = lower::try_inline(ctx.graph, producer, site, &inlined);
+  if (!problem.empty()) {
+    ctx.error(d.loc, fmt::format("`{}` cannot be inlined: {}", s.name, problem),
+              fmt::format("keep `{}` as a stage of its own (remove `inline`, or compute it inside its reader with "
+                          "`compute_at`), or inline fewer of the stages it reads",
+                          s.name));
+    return;
   }
+  std::string name = s.name;
+  for (auto& [i, v] : inlined) ctx.graph.stages[i].value = std::move(v);
   ctx.graph.stages.erase(ctx.graph.stages.begin() + ctx.graph.find(name));
   ctx.sched.stages.erase(name);
 }
