@@ -1,8 +1,8 @@
 // The peak rates a device profile is held to, measured on this machine (never typed in) and stored
 // in the results store: arithmetic (GFLOP/s) from a 512^3 SGEMM with a register tile fitted to the
-// CPU's ISA and memory bandwidth (GB/s) from a 64 MiB streaming kernel, both ekb kernels run through
-// the harness like any candidate, and refused on a busy machine (other processes' load, before and
-// after).
+// CPU's ISA, memory bandwidth (GB/s) from a streaming kernel over 32 MiB in and 32 MiB out, both
+// ekb kernels run through the harness like any candidate; refused on a busy machine (other
+// processes' load, before and after).
 // With them every task has a roofline bound, max(flops / peak, bytes / bandwidth): a candidate
 // measured well below it cannot be real, and its result is marked invalid rather than fast.
 #pragma once
