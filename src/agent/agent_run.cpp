@@ -80,7 +80,8 @@ class StoreStepLog final : public StepLog {
     size_t mem = text.find("\nmemory ");
     if (at == std::string::npos || (mem != std::string::npos && mem < at)) at = mem;
     if (at == std::string::npos) return program_from(text, "", backend_);
-    return program_from(text.substr(0, at + 1), text.substr(at + 1), backend_);
+    // (text() puts an empty line between the kernel and the sections: `at` is its end.)
+    return program_from(text.substr(0, at), text.substr(at + 1), backend_);
   }
 };
 
