@@ -7,7 +7,7 @@ the outputs against a float64 result computed by PyTorch on the GPU, then times 
 PyTorch the same way (L2 flushed before each repetition, CUDA events). It prints a Markdown table:
 medians, the ratios peer/ekb (above 1: ekb is faster) and OpenCL/CUDA.
 
-  python3 bench/gpu/h200_bench.py [--ekb-gpu-bench PATH] [--reps N] [--cases a,b,...]
+  python3 bench/gpu/h200_bench.py [--ekb-gpu-bench PATH] [--reps N] [--cases a,b,...] [--sgemm-ekb FILE]
 Needs PyTorch with CUDA (the GPU machine's /opt/torch/.venv/bin/python).
 """
 import argparse, json, os, subprocess, sys, tempfile
@@ -77,7 +77,10 @@ def main():
     ap.add_argument("--ekb-gpu-bench", default=os.path.join(ROOT, "build-gpu", "ekb-gpu-bench"))
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--sgemm-ekb", help="time this .ekb file (e.g. a program LEKA's search found) as the sgemm case")
     a = ap.parse_args()
+    if a.sgemm_ekb:
+        CASES["sgemm"] = (os.path.abspath(a.sgemm_ekb),) + CASES["sgemm"][1:]
     print(f"device: {torch.cuda.get_device_name(0)}; PyTorch {torch.__version__}, CUDA {torch.version.cuda}; "
           f"{a.reps} repetitions per side, each after an L2 flush; medians (IQR) of device-event times\n")
     rows = []

@@ -157,6 +157,7 @@ class CPrinter {
  private:
   const LoweredKernel& k_;
   const Dialect& d_;
+  const bool narrow_indices_ = d_.gpu;  // GPU: 32-bit index arithmetic where it provably fits
   std::map<std::string, BufInfo> bufs_;
   std::map<std::string, std::string> vars_;  // IR variable -> C name
   std::set<std::string> used_names_ = {"int", "float", "double", "char", "short", "long", "void", "for", "if", "else",
@@ -193,6 +194,15 @@ class CPrinter {
 
   static std::string pad(int ind) { return std::string(static_cast<size_t>(ind) * 2, ' '); }
 
+  // Index variables: 64-bit in C; on a GPU (where 64-bit integer arithmetic takes two instructions
+  // or more) 32-bit wherever the variable's range is proven to fit, else 64-bit.
+  static bool fits_int32(const std::optional<lower::Range>& r) {
+    return r && r->lo >= INT32_MIN && r->hi <= INT32_MAX;
+  }
+  std::string index_type(const std::optional<lower::Range>& r) const {
+    return narrow_indices_ && fits_int32(r) ? "int" : "int64_t";
+  }
+
   // ---- scalar expressions ----
   std::string int_literal(int64_t v) {
     if (v == INT64_MIN) return "INT64_MIN";
@@ -210,10 +220,14 @@ class CPrinter {
 
   std::string offset(const BufInfo& b, const std::vector<ExprP>& idx, const std::function<std::string(const ExprP&)>& pr) {
     std::string off;
-    int64_t stride = 1;
+    int64_t stride = 1, elems = 1;
+    for (int64_t e : b.extents) elems = e > 0 && elems > INT64_MAX / e ? INT64_MAX : elems * e;
+    // 32-bit index variables (GPU) address a buffer of 2^31 elements or more in 64-bit arithmetic.
+    const bool wide = narrow_indices_ && elems > INT32_MAX;
     for (size_t d = idx.size(); d-- > 0;) {
       std::string i = pr(idx[d]);
       if (!b.min_names.empty() && !b.min_names[d].empty()) i = fmt::format("({} - {})", i, b.min_names[d]);
+      if (wide) i = "(int64_t)" + i;
       std::string term = stride == 1 ? i : fmt::format("{} * {}", i, int_literal(stride));
       off = off.empty() ? term : fmt::format("{} + {}", term, off);
       stride *= b.extents[d];
@@ -317,12 +331,26 @@ class CPrinter {
       if (op == BinOp::mod) return fmt::format("{}({}, {})", t == DType::f64 ? "ekb_fmod_floor" : "ekb_fmodf_floor", a, b);
       return fmt::format("({} {} {})", a, spelling(op), b);
     }
+    const bool index = t == DType::i64 && !has_load(e);
+    std::optional<lower::Range> range;
+    if (index && narrow_indices_) {
+      range = lower::numeric_range(e, ranges_);
+      // A GPU index whose value is not proven to fit 32 bits is computed in 64.
+      if (!fits_int32(range)) a = "(int64_t)" + a;
+    }
     switch (op) {
-      case BinOp::div: return fmt::format("(({})ekb_fdiv({}, {}))", ct, a, b);
-      case BinOp::mod: return fmt::format("(({})ekb_fmod({}, {}))", ct, a, b);
+      case BinOp::div:
+      case BinOp::mod: {
+        // GPU: a non-negative index over a positive constant divides as C does (no floor helper).
+        int64_t k;
+        if (index && narrow_indices_ && is_const(e->args[1], &k) && k > 0)
+          if (auto ra = lower::numeric_range(e->args[0], ranges_); ra && ra->lo >= 0)
+            return fmt::format("({} {} {})", a, op == BinOp::div ? "/" : "%", b);
+        return fmt::format("(({}){}({}, {}))", ct, op == BinOp::div ? "ekb_fdiv" : "ekb_fmod", a, b);
+      }
       case BinOp::add: case BinOp::sub: case BinOp::mul:
         // Index arithmetic never overflows (bounds are checked); data arithmetic wraps as in ekb.
-        if (t == DType::i64 && !has_load(e)) return fmt::format("({} {} {})", a, spelling(op), b);
+        if (index) return fmt::format("({} {} {})", a, spelling(op), b);
         return fmt::format("(({})(({}){} {} ({}){}))", ct, unsigned_of(t), a, spelling(op), unsigned_of(t), b);
       case BinOp::shl:
         return fmt::format("(({})(({}){} << {}))", ct, unsigned_of(t), a, b);
@@ -453,9 +481,10 @@ class CPrinter {
     out += fmt::format("{}{{ /* {} of `{}` across the {} threads of axis {} */\n", pad(ind),
                        reduce_op_name(s->redop),
                        s->buffer, T, "xyz"[axis]);
-    out += fmt::format("{}const int64_t {} = {} + {} * ({} + {} * {});\n", P, tid, d_.thread_index[0], bx, d_.thread_index[1], by,
+    const std::string it = index_type(lower::Range{0, nt - 1});
+    out += fmt::format("{}const {} {} = {} + {} * ({} + {} * {});\n", P, it, tid, d_.thread_index[0], bx, d_.thread_index[1], by,
                        d_.thread_index[2]);
-    out += fmt::format("{}const int64_t {} = {} - {} * {};\n", P, base, tid, v, stride);
+    out += fmt::format("{}const {} {} = {} - {} * {};\n", P, it, base, tid, v, stride);
     int64_t pow2 = 1;
     while (pow2 * 2 <= T) pow2 *= 2;
     bool shuffle = !d_.shuffle_down.empty() && axis == 0 && pow2 == T && T >= d_.warp_size && bx == T;
@@ -500,8 +529,9 @@ class CPrinter {
       }
     }
     out += pad(ind) + "{\n";
-    out += fmt::format("{}const {} {} = {};\n", pad(ind + 1), d_.compute_type(s->value->type), var_name(s->var), scalar(s->value));
     auto r = lower::numeric_range(s->value, ranges_);
+    const std::string ty = s->value->type == DType::i64 && !has_load(s->value) ? index_type(r) : d_.compute_type(s->value->type);
+    out += fmt::format("{}const {} {} = {};\n", pad(ind + 1), ty, var_name(s->var), scalar(s->value));
     if (r) ranges_.set(s->var, *r);
     stmt(s->body[0], ind + 1, out);
     ranges_.erase(s->var);
@@ -586,13 +616,14 @@ class CPrinter {
         continue;
       }
       std::string mn = ident(a.name + "_min" + std::to_string(d), "");
-      out += fmt::format("{}const int64_t {} = {};\n", pad(ind), mn, scalar(a.mins[d]));
+      out += fmt::format("{}const {} {} = {};\n", pad(ind), index_type(lower::numeric_range(a.mins[d], ranges_)), mn, scalar(a.mins[d]));
       b.min_names.push_back(mn);
     }
     std::string st = d_.storage_type(a.type);
     bool heap = a.scope == MemScope::global;
     if (d_.gpu && a.scope == MemScope::shared)  // one per block, declared at the top of the kernel
-      shared_decls_ += fmt::format("  {} {} {}[{}];\n", d_.shared_qualifier, st, b.cname, elems);
+      // 16-byte aligned, so that the compiler may read and write four floats at once
+      shared_decls_ += fmt::format("  {} {} {}[{}] __attribute__((aligned(16)));\n", d_.shared_qualifier, st, b.cname, elems);
     else if (heap)
       out += fmt::format("{}{}* {} = ({}*)ekb_alloc((size_t){} * sizeof({}));\n", pad(ind), st, b.cname, st, elems, st);
     else
@@ -620,9 +651,10 @@ class CPrinter {
       is_const(s->extent, &n);
       const uint32_t* dims = s->loop == LoopKind::gpu_block ? launch_.grid.data() : launch_.block.data();
       bool guard = n < static_cast<int64_t>(dims[s->gpu_axis]);
-      out += fmt::format("{}{{\n{}const int64_t {} = {}{};\n", pad(ind), pad(ind + 1), v, idx, min == "0" ? "" : " + " + min);
-      if (guard) out += fmt::format("{}if ({} < {}) {{\n", pad(ind + 1), idx, n);
       record_range(s);
+      out += fmt::format("{}{{\n{}const {} {} = {}{};\n", pad(ind), pad(ind + 1), index_type(ranges_.get(s->var)), v, idx,
+                         min == "0" ? "" : " + " + min);
+      if (guard) out += fmt::format("{}if ({} < {}) {{\n", pad(ind + 1), idx, n);
       stmt(s->body[0], ind + 1 + guard, out);
       ranges_.erase(s->var);
       if (guard) out += pad(ind + 1) + "}\n";
@@ -632,11 +664,14 @@ class CPrinter {
     // Only the outermost parallel loop forks threads; one inside it runs serially in its thread.
     bool fork = s->loop == LoopKind::parallel && d_.openmp_parallel_for && !vec_ && !in_parallel_;
     if (fork) out += fmt::format("{}#pragma omp parallel for num_threads({}) schedule(static)\n", pad(ind), threads_);
-    if (min == "0") out += fmt::format("{}for (int64_t {} = 0; {} < {}; ++{}) {{\n", pad(ind), v, v, ext, v);
-    else
-      out += fmt::format("{}for (int64_t {v} = {m}, {v}_end = {m} + {e}; {v} < {v}_end; ++{v}) {{\n", pad(ind),
-                         fmt::arg("v", v), fmt::arg("m", min), fmt::arg("e", ext));
     record_range(s);
+    // (The end is one past the largest value: its type must hold that too.)
+    auto r = ranges_.get(s->var);
+    const std::string it = index_type(r ? std::optional<lower::Range>(lower::Range{r->lo, r->hi + 1}) : std::nullopt);
+    if (min == "0") out += fmt::format("{}for ({} {} = 0; {} < {}; ++{}) {{\n", pad(ind), it, v, v, ext, v);
+    else
+      out += fmt::format("{}for ({t} {v} = {m}, {v}_end = {m} + {e}; {v} < {v}_end; ++{v}) {{\n", pad(ind), fmt::arg("t", it),
+                         fmt::arg("v", v), fmt::arg("m", min), fmt::arg("e", ext));
     if (fork) in_parallel_ = true;
     stmt(s->body[0], ind + 1, out);
     if (fork) in_parallel_ = false;

@@ -67,8 +67,8 @@ const Dialect& cuda_dialect() {
         "#define INFINITY (__int_as_float(0x7f800000))\n#define NAN (__int_as_float(0x7fc00000))\n";
     const char* axes[] = {"x", "y", "z"};
     for (int a = 0; a < 3; ++a) {
-      x.block_index[a] = std::string("(int64_t)blockIdx.") + axes[a];
-      x.thread_index[a] = std::string("(int64_t)threadIdx.") + axes[a];
+      x.block_index[a] = std::string("(int)blockIdx.") + axes[a];
+      x.thread_index[a] = std::string("(int)threadIdx.") + axes[a];
     }
     return x;
   }();
@@ -107,8 +107,8 @@ const Dialect& opencl_dialect() {
     x.shared_qualifier = "__local";  // OpenCL allows these only at the kernel's function scope
     x.barrier = "barrier(CLK_LOCAL_MEM_FENCE);";
     for (int a = 0; a < 3; ++a) {
-      x.block_index[a] = fmt::format("(int64_t)get_group_id({})", a);
-      x.thread_index[a] = fmt::format("(int64_t)get_local_id({})", a);
+      x.block_index[a] = fmt::format("(int)get_group_id({})", a);
+      x.thread_index[a] = fmt::format("(int)get_local_id({})", a);
     }
     return x;
   }();

@@ -2,7 +2,9 @@
 // and the sentence a failed compile's message gets when it named a file outside them.
 #include "harness/compile_confinement.h"
 
+#include <dlfcn.h>
 #include <glob.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,6 +51,25 @@ std::string pocl_cache_dir() {
   return "";
 }
 
+// The directories the GPU drivers' libraries really live in. A container or a driver package often
+// installs libcuda.so.1 as a link into a directory of its own (the driver's version, a mount):
+// opening it reads the link's target, and the driver loads its companions (the PTX JIT, NVVM) from
+// there too. Each library is loaded to learn where its file is (dlopen alone starts no thread).
+std::vector<std::string> gpu_driver_dirs() {
+  std::vector<std::string> out;
+  for (const char* lib : {"libcuda.so.1", "libnvidia-opencl.so.1", "libOpenCL.so.1"}) {
+    void* h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+    if (!h) continue;
+    link_map* m = nullptr;
+    if (dlinfo(h, RTLD_DI_LINKMAP, &m) == 0 && m && m->l_name && *m->l_name) {
+      std::error_code ec;
+      fs::path real = fs::canonical(m->l_name, ec);
+      if (!ec) out.push_back(real.parent_path().string());
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<PathRule> compile_rules(const ConfinementRequest& req) {
@@ -92,6 +113,7 @@ std::vector<PathRule> compile_rules(const ConfinementRequest& req) {
     // CUDA: the driver's device files and its /proc entries. cuInit names its threads, writing
     // /proc/self/task/TID/comm (it fails with CUDA_ERROR_OPERATING_SYSTEM otherwise): write, never
     // read (a thread's environ is there too).
+    for (const std::string& d : gpu_driver_dirs()) add(d, PathAccess::read_exec);
     add("/proc/driver/nvidia", PathAccess::read);
     add("/proc/sys", PathAccess::read);
     add("/proc/self/task", PathAccess::write_only);

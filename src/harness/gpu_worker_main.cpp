@@ -74,6 +74,7 @@ struct Worker {
   struct Arg {
     size_t offset, bytes, buffer;  // the region mirrored: the argument and the guard zone after it
     size_t before, after, guard;   // device guard zones of `guard` bytes around it, in the same allocation
+    size_t whole, whole_bytes;     // that allocation: guard, argument (rounded up), guard
   };
   std::vector<std::vector<Arg>> sets;
   std::vector<size_t> scratch;  // device buffers, shared by the sets
@@ -186,7 +187,7 @@ struct Worker {
           // every call) rather than in another allocation.
           size_t g = device_guard_bytes(n), body = round_up(n, kGuardAlign);
           size_t whole = gpu->alloc(g + body + g);
-          args.push_back({o, n, gpu->view(whole, g, n), gpu->view(whole, 0, g), gpu->view(whole, g + body, g), g});
+          args.push_back({o, n, gpu->view(whole, g, n), gpu->view(whole, 0, g), gpu->view(whole, g + body, g), g, whole, g + body + g});
           ++i;
         }
         sets.push_back(std::move(args));
@@ -243,12 +244,15 @@ struct Worker {
       for (const auto& a : sets[set]) gpu->download(a.buffer, shared + a.offset, a.bytes);
       for (size_t i = 0; i < sets[set].size(); ++i) {
         const Arg& a = sets[set][i];
+        // The guards are read back through the whole allocation, not through their own views: an
+        // OpenCL sub-buffer need not show what a kernel wrote through another one.
+        guard_copy.resize(a.whole_bytes);
+        gpu->download(a.whole, guard_copy.data(), a.whole_bytes);
         for (size_t which : {a.before, a.after}) {
-          guard_copy.resize(a.guard);
-          gpu->download(which, guard_copy.data(), a.guard);
-          auto bad = std::find_if(guard_copy.begin(), guard_copy.end(), [](unsigned char b) { return b != kDeviceGuardByte; });
-          if (bad != guard_copy.end()) {
-            size_t at = static_cast<size_t>(bad - guard_copy.begin());
+          auto zone = guard_copy.begin() + static_cast<std::ptrdiff_t>(which == a.before ? 0 : a.whole_bytes - a.guard);
+          auto bad = std::find_if(zone, zone + static_cast<std::ptrdiff_t>(a.guard), [](unsigned char b) { return b != kDeviceGuardByte; });
+          if (bad != zone + static_cast<std::ptrdiff_t>(a.guard)) {
+            size_t at = static_cast<size_t>(bad - zone);
             return fail("out of bounds", which == a.before
                                              ? fmt::format("the kernel wrote {} bytes before argument {}'s buffer (its device guard zone of {} bytes changed)",
                                                            a.guard - at, i, a.guard)

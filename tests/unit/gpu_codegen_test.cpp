@@ -45,8 +45,39 @@ TEST(CudaCodegen, TwoStagesBecomeTwoLaunchesWithAScratchBuffer) {
                           "float* __restrict__ S)"),
             std::string::npos)
       << g.source;
-  EXPECT_NE(g.source.find("(int64_t)blockIdx.x"), std::string::npos);
+  EXPECT_NE(g.source.find("(int)blockIdx.x"), std::string::npos);
   EXPECT_EQ(g.source.find("#pragma omp"), std::string::npos);
+}
+
+// Index arithmetic is 32-bit where every value provably fits (64-bit integer arithmetic costs a GPU
+// two instructions or more), and 64-bit where it may not: a buffer of 2^32 elements is addressed in
+// 64 bits, its loop variables stay 32-bit.
+TEST(CudaCodegen, IndicesAre32BitWhereTheyProvablyFit) {
+  auto small = load_program(std::make_shared<SourceFile>("small.ekb", R"(kernel small
+  dim M = 64, N = 100
+  in X : f32[M, N]
+  out Y : f32[M, N]
+  Y[m, n] = X[m, n] * 2.0
+)"));
+  std::string s = cuda_program(*small).source;
+  s = s.substr(s.find("__global__"));  // the kernel, after the prelude's helpers
+  EXPECT_NE(s.find("const int v_Y_"), std::string::npos) << s;
+  EXPECT_EQ(s.find("const int64_t v_"), std::string::npos) << s;
+  EXPECT_EQ(s.find("(int64_t)"), std::string::npos) << s;
+  // The fused point index is split by / and % (non-negative over a positive constant), not the floor helpers.
+  EXPECT_EQ(s.find("ekb_fdiv(v_"), std::string::npos) << s;
+  EXPECT_EQ(s.find("ekb_fmod(v_"), std::string::npos) << s;
+
+  auto big = load_program(std::make_shared<SourceFile>("big.ekb", R"(kernel big
+  dim M = 65536, N = 65536
+  in X : f32[M, N]
+  out Y : f32[M]
+  Y[m] = X[m, 0] + X[m, N - 1]
+)"));
+  std::string b = cuda_program(*big).source;
+  b = b.substr(b.find("__global__"));
+  EXPECT_NE(b.find("X[(int64_t)"), std::string::npos) << b;
+  EXPECT_EQ(b.find("const int64_t v_"), std::string::npos) << b;  // m < 65536 still fits
 }
 
 class CudaSuite : public ::testing::TestWithParam<std::string> {};

@@ -72,8 +72,8 @@ TEST(GpuMemory, SgemmCachesInSharedMemoryWithBarriersCuda) {
   EXPECT_EQ(l.grid[1], 2u);
   EXPECT_EQ(l.block[0], 16u);
   EXPECT_EQ(l.block[1], 16u);
-  EXPECT_NE(g.source.find("__shared__ float b_As[2048];"), std::string::npos) << g.source;
-  EXPECT_NE(g.source.find("__shared__ float b_Bs[2048];"), std::string::npos) << g.source;
+  EXPECT_NE(g.source.find("__shared__ float b_As[2048] __attribute__((aligned(16)));"), std::string::npos) << g.source;
+  EXPECT_NE(g.source.find("__shared__ float b_Bs[2048] __attribute__((aligned(16)));"), std::string::npos) << g.source;
   EXPECT_EQ(count(g.source, "__syncthreads();"), 2u) << g.source;  // after the copies, and at the end of each k step
   EXPECT_NE(g.source.find("float b_Cl[64]"), std::string::npos) << g.source;  // the register tile
   expect_nvrtc_compiles(g, "sgemm_256");
@@ -85,7 +85,8 @@ TEST(GpuMemory, SgemmLocalArraysAtTheKernelsTopOpenCL) {
   size_t kernel = g.source.find("__kernel void ekb_k0(");
   ASSERT_NE(kernel, std::string::npos);
   size_t body = g.source.find("{\n", kernel) + 2;
-  EXPECT_EQ(g.source.compare(body, 30, "  __local float b_As[2048];\n  "), 0) << g.source.substr(body, 200);
+  const std::string decl = "  __local float b_As[2048] __attribute__((aligned(16)));\n  ";
+  EXPECT_EQ(g.source.compare(body, decl.size(), decl), 0) << g.source.substr(body, 200);
   EXPECT_EQ(count(g.source, "barrier(CLK_LOCAL_MEM_FENCE);"), 2u) << g.source;
   EXPECT_EQ(g.source.find("__shared__"), std::string::npos);
 }
