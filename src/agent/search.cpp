@@ -66,7 +66,15 @@ class Loop {
     return r_;
   }
 
-  double best_speedup() const { return r_.best_eval.correct() ? r_.best_eval.speedup : 0; }
+  // The best program's speedup, for comparisons. The start is the baseline itself: its speedup is 1
+  // by definition, whatever the noise of its own measurement said.
+  double best_speedup() const {
+    if (!r_.best_eval.correct()) return 0;
+    return r_.best_is_start ? 1.0 : r_.best_eval.speedup;
+  }
+  // A candidate replaces the best only when it is faster beyond its measurement's noise: the lower
+  // bound of its speedup's 95% interval above the best's speedup (a lucky round is not a gain).
+  static double sure_speedup(const Evaluation& e) { return e.speedup_lo > 0 ? e.speedup_lo : e.speedup; }
 
   // Measures `p` (or replays its stored measurement) as the next step.
   void predict_and_measure(const AgentProgram& p, const Analysis& a, AgentLayer layer, const std::string& action) {
@@ -89,15 +97,17 @@ class Loop {
     if (s.eval.correct()) {
       model_.observe(terms, s.eval.candidate.median);
       model_.refit();
-      if (s.eval.speedup > best_speedup()) {
+      if (s.index == 0 || sure_speedup(s.eval) > best_speedup()) {
         s.accepted = true;
         r_.best = p;
         r_.best_eval = s.eval;
+        r_.best_is_start = s.index == 0;
       }
       measured_.push_back({p, s.eval, s.index});
     } else if (s.index == 0) {
       r_.best = p;
       r_.best_eval = s.eval;
+      r_.best_is_start = true;
     }
     if (log_ && !(old && old->program.hash() == p.hash())) log_->record(s);
     r_.steps.push_back(s);

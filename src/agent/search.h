@@ -64,6 +64,7 @@ struct SearchResult {
   int illegal = 0;       // revisions that did not check (never measured)
   int candidates = 0;    // legal revisions ranked
   std::string stopped;   // why it stopped: "budget", "time limit", "converged"
+  bool best_is_start = false;  // no candidate beat the start (the baseline itself) beyond its noise
 };
 
 // Searches from `start` (normally the task's default schedule, which is the baseline) on `target`.

@@ -95,6 +95,47 @@ TEST(AgentSearch, FindsAFasterLegalProgramWithinTheBudget) {
   }
 }
 
+// A candidate whose speedup is above the best's only within its interval's noise does not replace
+// it (the start counts as 1.0: it is the baseline, whatever its own measurement said); one whose
+// interval is above does.
+class NoisyOracle : public Measurer {
+ public:
+  NoisyOracle(uint64_t start, uint64_t sure) : start_(start), sure_(sure) {}
+  Evaluation measure(const AgentProgram& p) override {
+    Evaluation e;
+    e.candidate = summarize_times({1, 1, 1});
+    e.baseline = summarize_times({1, 1, 1});
+    if (p.hash() == start_) e.speedup = 0.96, e.speedup_lo = 0.93, e.speedup_hi = 1.0;
+    else if (p.hash() == sure_) e.speedup = 1.10, e.speedup_lo = 1.06, e.speedup_hi = 1.14;
+    else e.speedup = 1.04, e.speedup_lo = 0.97, e.speedup_hi = 1.11;
+    return e;
+  }
+
+ private:
+  uint64_t start_, sure_;
+};
+
+TEST(AgentSearch, AGainWithinTheNoiseIsNotAccepted) {
+  AgentProgram start = start_of("layernorm_128x256");
+  SearchOptions o;
+  o.budget = 12;
+  NoisyOracle noisy(start.hash(), 0);
+  SearchResult r = search(start, host(), noisy, o);
+  ASSERT_GT(r.measured, 1);
+  EXPECT_TRUE(r.best_is_start);
+  EXPECT_EQ(r.best.hash(), start.hash());
+  for (size_t i = 1; i < r.steps.size(); ++i) EXPECT_FALSE(r.steps[i].accepted) << r.steps[i].action;
+  // The same search where the second measured program is faster beyond its noise: it is kept.
+  NoisyOracle probe(start.hash(), 0);
+  SearchResult first = search(start, host(), probe, o);
+  uint64_t second = first.steps.at(1).program.hash();
+  NoisyOracle sure(start.hash(), second);
+  SearchResult k = search(start, host(), sure, o);
+  EXPECT_FALSE(k.best_is_start);
+  EXPECT_EQ(k.best.hash(), second);
+  EXPECT_TRUE(k.steps.at(1).accepted);
+}
+
 TEST(AgentSearch, TheSameMeasurementsGiveTheSameSearch) {
   AgentProgram start = start_of("layernorm_128x256");
   Oracle a(host(), start), b(host(), start);
