@@ -7,9 +7,11 @@
 // reference cache and the source tree are outside them), the refusal without confinement, and the
 // message rules.
 #include <gtest/gtest.h>
+#include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <fcntl.h>
@@ -243,6 +245,41 @@ TEST(CompileRules, TheReferenceCacheTheSourceTreeAndTheMachinesFilesAreOutside) 
     for (const char* p : {"/usr/include/../../etc/passwd", "../../etc/passwd", "/tmp/ekb-worker-test/../x"})
       EXPECT_TRUE(outside_compile_rules(p, rules)) << p;
   }
+}
+
+// A GPU driver library reached through a link into a directory of its own (libcuda.so.1 into
+// /usr/local/nvidia/lib64 on the H200 machine): the GPU worker's rules admit the directory the
+// library really lives in. (In a child: it loads a copy of the OpenCL ICD loader from a temporary
+// directory by its link, so that the rules' lookup by name finds that one.)
+TEST(CompileRules, AGpuWorkerReadsTheDirectoryTheDriverLibraryReallyLivesIn) {
+  const std::filesystem::path system_lib = "/usr/lib/x86_64-linux-gnu/libOpenCL.so.1";
+  if (!std::filesystem::exists(system_lib)) GTEST_SKIP() << system_lib << " is not installed (ocl-icd-libopencl1)";
+  std::filesystem::path root = std::filesystem::temp_directory_path() / ("ekb-driver-dir-" + std::to_string(getpid()));
+  std::filesystem::create_directories(root / "real");
+  std::filesystem::create_directories(root / "link");
+  std::filesystem::copy_file(system_lib, root / "real" / "libOpenCL.so.1", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::create_symlink("../real/libOpenCL.so.1", root / "link" / "libOpenCL.so.1");
+  const std::string real_dir = std::filesystem::canonical(root / "real").string();
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (dlopen("libOpenCL.so.1", RTLD_LAZY | RTLD_NOLOAD)) _exit(3);  // this process has the system's already
+    if (!dlopen((root / "link" / "libOpenCL.so.1").c_str(), RTLD_LAZY | RTLD_LOCAL)) _exit(2);
+    std::vector<PathRule> gpu = compile_rules({WorkerKind::gpu, "", {}, {}});
+    std::vector<PathRule> cpu = compile_rules({WorkerKind::cpu, "", {}, {}});
+    auto has = [&](const std::vector<PathRule>& rules) {
+      return std::any_of(rules.begin(), rules.end(), [&](const PathRule& r) { return r.path == real_dir; });
+    };
+    _exit(has(gpu) && !has(cpu) ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  std::filesystem::remove_all(root);
+  ASSERT_TRUE(WIFEXITED(status));
+  // (ctest runs each test in a process of its own; several in one process may have loaded it before.)
+  if (WEXITSTATUS(status) == 3) GTEST_SKIP() << "an earlier test in this process loaded the system's libOpenCL.so.1";
+  EXPECT_NE(WEXITSTATUS(status), 2) << "the copy of the ICD loader did not load";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the GPU worker's rules do not admit " << real_dir;
 }
 
 TEST(CompileRules, AReferenceCacheWithinReachMeansNoConfinement) {
