@@ -73,8 +73,10 @@ struct Worker {
   size_t shared_bytes = 0;
   struct Arg {
     size_t offset, bytes, buffer;  // the region mirrored: the argument and the guard zone after it
-    size_t before, after, guard;   // device guard zones of `guard` bytes around it, in the same allocation
-    size_t whole, whole_bytes;     // that allocation: guard, argument (rounded up), guard
+    // Its allocation: a device guard zone of `guard` bytes, the argument (rounded up), another guard.
+    // The guards are set and read through the allocation itself (an OpenCL sub-buffer need not
+    // show what a kernel wrote through another one).
+    size_t whole, whole_bytes, guard;
   };
   std::vector<std::vector<Arg>> sets;
   std::vector<size_t> scratch;  // device buffers, shared by the sets
@@ -187,7 +189,7 @@ struct Worker {
           // every call) rather than in another allocation.
           size_t g = device_guard_bytes(n), body = round_up(n, kGuardAlign);
           size_t whole = gpu->alloc(g + body + g);
-          args.push_back({o, n, gpu->view(whole, g, n), gpu->view(whole, 0, g), gpu->view(whole, g + body, g), g, whole, g + body + g});
+          args.push_back({o, n, gpu->view(whole, g, n), whole, g + body + g, g});
           ++i;
         }
         sets.push_back(std::move(args));
@@ -221,8 +223,8 @@ struct Worker {
     try {
       for (const auto& a : sets[set]) {
         gpu->upload(a.buffer, shared + a.offset, a.bytes);
-        gpu->fill(a.before, kDeviceGuardByte, a.guard);
-        gpu->fill(a.after, kDeviceGuardByte, a.guard);
+        gpu->fill(a.whole, kDeviceGuardByte, a.guard, 0);
+        gpu->fill(a.whole, kDeviceGuardByte, a.guard, a.whole_bytes - a.guard);
         args.push_back(a.buffer);
       }
       scratch_poison ^= 0xF7;
@@ -244,16 +246,13 @@ struct Worker {
       for (const auto& a : sets[set]) gpu->download(a.buffer, shared + a.offset, a.bytes);
       for (size_t i = 0; i < sets[set].size(); ++i) {
         const Arg& a = sets[set][i];
-        // The guards are read back through the whole allocation, not through their own views: an
-        // OpenCL sub-buffer need not show what a kernel wrote through another one.
-        guard_copy.resize(a.whole_bytes);
-        gpu->download(a.whole, guard_copy.data(), a.whole_bytes);
-        for (size_t which : {a.before, a.after}) {
-          auto zone = guard_copy.begin() + static_cast<std::ptrdiff_t>(which == a.before ? 0 : a.whole_bytes - a.guard);
-          auto bad = std::find_if(zone, zone + static_cast<std::ptrdiff_t>(a.guard), [](unsigned char b) { return b != kDeviceGuardByte; });
-          if (bad != zone + static_cast<std::ptrdiff_t>(a.guard)) {
-            size_t at = static_cast<size_t>(bad - zone);
-            return fail("out of bounds", which == a.before
+        for (bool before : {true, false}) {
+          guard_copy.resize(a.guard);
+          gpu->download(a.whole, guard_copy.data(), a.guard, before ? 0 : a.whole_bytes - a.guard);
+          auto bad = std::find_if(guard_copy.begin(), guard_copy.end(), [](unsigned char b) { return b != kDeviceGuardByte; });
+          if (bad != guard_copy.end()) {
+            size_t at = static_cast<size_t>(bad - guard_copy.begin());
+            return fail("out of bounds", before
                                              ? fmt::format("the kernel wrote {} bytes before argument {}'s buffer (its device guard zone of {} bytes changed)",
                                                            a.guard - at, i, a.guard)
                                              : fmt::format("the kernel wrote {} bytes past argument {}'s buffer (its device guard zone of {} bytes changed)",

@@ -119,6 +119,14 @@ TEST(OpenClBackend, BuffersOfZeroBytesAndFills) {
   b->download(buf, out.data(), out.size());
   for (unsigned char c : out) ASSERT_EQ(c, 0xab);
   EXPECT_THROW(b->download(buf, out.data(), 38), GpuError);
+  // A range from an offset on.
+  b->fill(buf, 0x5c, 10, 20);
+  std::vector<unsigned char> part(12);
+  b->download(buf, part.data(), part.size(), 19);
+  EXPECT_EQ(part[0], 0xab);
+  for (size_t i = 1; i <= 10; ++i) EXPECT_EQ(part[i], 0x5c) << i;
+  EXPECT_EQ(part[11], 0xab);
+  EXPECT_THROW(b->download(buf, part.data(), 12, 26), GpuError);  // past the end
   EXPECT_THROW(b->fill(99, 0, 1), GpuError);
 }
 

@@ -90,11 +90,11 @@ class CudaBackend : public GpuBackend {
   void upload(size_t b, const void* host, size_t bytes) override {
     if (bytes) check(api_.cuMemcpyHtoD(buffers_.at(b), host, bytes), "cuMemcpyHtoD");
   }
-  void download(size_t b, void* host, size_t bytes) override {
-    if (bytes) check(api_.cuMemcpyDtoH(host, buffers_.at(b), bytes), "cuMemcpyDtoH");
+  void download(size_t b, void* host, size_t bytes, size_t offset) override {
+    if (bytes) check(api_.cuMemcpyDtoH(host, buffers_.at(b) + offset, bytes), "cuMemcpyDtoH");
   }
-  void fill(size_t b, unsigned char byte, size_t bytes) override {
-    if (bytes) check(api_.cuMemsetD8(buffers_.at(b), byte, bytes), "cuMemsetD8");
+  void fill(size_t b, unsigned char byte, size_t bytes, size_t offset) override {
+    if (bytes) check(api_.cuMemsetD8(buffers_.at(b) + offset, byte, bytes), "cuMemsetD8");
     check(api_.cuCtxSynchronize(), "cuCtxSynchronize");
   }
 

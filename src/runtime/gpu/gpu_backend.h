@@ -75,8 +75,9 @@ class GpuBackend {
   // writes into `of`, so a write past it lands in the bytes around it (guard zones).
   virtual size_t view(size_t of, size_t offset, size_t bytes) = 0;
   virtual void upload(size_t buffer, const void* host, size_t bytes) = 0;
-  virtual void download(size_t buffer, void* host, size_t bytes) = 0;
-  virtual void fill(size_t buffer, unsigned char byte, size_t bytes) = 0;
+  // `bytes` of the buffer from byte `offset` on (read back; set to `byte`).
+  virtual void download(size_t buffer, void* host, size_t bytes, size_t offset = 0) = 0;
+  virtual void fill(size_t buffer, unsigned char byte, size_t bytes, size_t offset = 0) = 0;
 
   // Runs `launches` in order, every kernel taking `args` (buffer indices) as its parameters, and
   // waits for them. The whole device is idle before the first launch and after the last; the time

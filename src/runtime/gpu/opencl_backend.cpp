@@ -171,16 +171,16 @@ class OpenClBackend : public GpuBackend {
     check(cl_->clEnqueueWriteBuffer(queue_, m, CL_TRUE, 0, bytes, host, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
   }
 
-  void download(size_t buffer, void* host, size_t bytes) override {
-    cl_mem m = buffer_at(buffer, bytes, "download");
+  void download(size_t buffer, void* host, size_t bytes, size_t offset) override {
+    cl_mem m = buffer_at(buffer, offset + bytes, "download");
     if (bytes == 0) return;
-    check(cl_->clEnqueueReadBuffer(queue_, m, CL_TRUE, 0, bytes, host, 0, nullptr, nullptr), "clEnqueueReadBuffer");
+    check(cl_->clEnqueueReadBuffer(queue_, m, CL_TRUE, offset, bytes, host, 0, nullptr, nullptr), "clEnqueueReadBuffer");
   }
 
-  void fill(size_t buffer, unsigned char byte, size_t bytes) override {
-    cl_mem m = buffer_at(buffer, bytes, "fill");
+  void fill(size_t buffer, unsigned char byte, size_t bytes, size_t offset) override {
+    cl_mem m = buffer_at(buffer, offset + bytes, "fill");
     if (bytes == 0) return;
-    check(cl_->clEnqueueFillBuffer(queue_, m, &byte, 1, 0, bytes, 0, nullptr, nullptr), "clEnqueueFillBuffer");
+    check(cl_->clEnqueueFillBuffer(queue_, m, &byte, 1, offset, bytes, 0, nullptr, nullptr), "clEnqueueFillBuffer");
     check(cl_->clFinish(queue_), "clFinish");
   }
 
