@@ -14,6 +14,8 @@
 #include <map>
 #include <sstream>
 
+#include "command_util.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -49,14 +51,10 @@ TEST(AdversarialCorpus, EveryCandidateGetsItsClassificationAndTheRunGoesOn) {
 
   fs::path db = fs::temp_directory_path() / ("ekb-adversarial-" + std::to_string(::getpid()) + ".db");
   fs::remove(db);
-  std::string cmd = std::string(EKB_BINARY) + " eval " + corpus.string() + " --device edge-1core --json --db " + db.string() +
-                    " 2>/dev/null";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  ASSERT_TRUE(p);
-  std::string out;
-  std::array<char, 4096> buf;
-  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) out.append(buf.data(), n);
-  ::pclose(p);
+  ekb::test::CommandResult r = ekb::test::run_command(std::string(EKB_BINARY) + " eval " + corpus.string() +
+                                                     " --device edge-1core --json --db " + db.string() + " 2>/dev/null");
+  ASSERT_NE(r.status, -1) << "ekb did not start";
+  const std::string& out = r.out;
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db.string() + suffix);
 
   auto j = nlohmann::json::parse(out, nullptr, false);

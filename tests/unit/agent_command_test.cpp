@@ -19,20 +19,13 @@
 #include <map>
 #include <thread>
 
+#include "command_util.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string run(const std::string& args) {
-  std::string cmd = std::string(EKB_BINARY) + " " + args + " 2>/dev/null";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while (p && (n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  if (p) ::pclose(p);
-  return out;
-}
+std::string run(const std::string& args) { return ekb::test::run_command(std::string(EKB_BINARY) + " " + args + " 2>/dev/null").out; }
 
 // One store for these tests (the machine's peak rates are measured once, into it).
 std::string db() { return (fs::path(EKB_BINARY).parent_path() / "agent-tests.db").string(); }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sys/wait.h>
 
+#include "command_util.h"
 #include "test_util.h"
 
 namespace ekb::test {
@@ -15,23 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status;
-  std::string out;  // stdout and stderr together
-};
+using Result = CommandResult;  // (stdout and stderr together)
 
-Result ekb(const std::string& args) {
-  std::string cmd = std::string(EKB_BINARY) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  Result r{-1, {}};
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+Result ekb(const std::string& args) { return run_command(std::string(EKB_BINARY) + " " + args + " 2>&1"); }
 
 class Cli : public ::testing::Test {
  protected:
@@ -125,27 +112,13 @@ TEST_F(Cli, InterpPrintsChecksumsWritesNpyAndCaches) {
   std::string env = "EKB_CACHE_DIR=" + (dir / "cache").string() + " ";
   Result a = ekb(suite() + " interp mm_small --seed 3 --out " + path("out"));
   (void)a;
-  Result r = Result{0, {}};
-  {
-    std::string cmd = env + std::string(EKB_BINARY) + " " + suite() + " interp mm_small --seed 3 --out " + path("out") + " 2>&1";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    r.status = WEXITSTATUS(::pclose(p));
-  }
+  Result r = run_command(env + std::string(EKB_BINARY) + " " + suite() + " interp mm_small --seed 3 --out " + path("out") + " 2>&1");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("C            f32[8, 8]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("sum="), std::string::npos);
   EXPECT_TRUE(fs::exists(dir / "out" / "A.npy"));
   EXPECT_TRUE(fs::exists(dir / "out" / "C.npy"));
-  std::string cmd = env + std::string(EKB_BINARY) + " " + suite() + " interp mm_small --seed 3 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  std::string second;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) second.append(buf.data(), n);
-  ::pclose(p);
+  std::string second = run_command(env + std::string(EKB_BINARY) + " " + suite() + " interp mm_small --seed 3 2>&1").out;
   EXPECT_NE(second.find("cached"), std::string::npos) << second;
   // Same checksum line both times.
   auto line = [](const std::string& s) { return s.substr(s.find("  C ")); };

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sys/wait.h>
 
+#include "command_util.h"
 #include "cpu_test_util.h"
 
 namespace ekb::test {
@@ -15,21 +16,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status;
-  std::string out;
-};
+using Result = CommandResult;
 
 Result ekb_cmd(const std::string& args) {
-  std::string cmd = std::string(EKB_BINARY) + " --suite " + EKB_SOURCE_DIR + "/suite " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  Result r{-1, {}};
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return run_command(std::string(EKB_BINARY) + " --suite " + EKB_SOURCE_DIR + "/suite " + args + " 2>&1");
 }
 
 fs::path temp(const std::string& name, const std::string& text) {

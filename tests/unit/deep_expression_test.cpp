@@ -13,6 +13,7 @@
 #include <functional>
 #include <sys/wait.h>
 
+#include "command_util.h"
 #include "cpu_test_util.h"
 #include "ir/limits.h"
 #include "lower/lower.h"
@@ -316,24 +317,10 @@ TEST(DeepExpression, FusedReductionChainsStartAgainAtTheRoot) {
 
 // ---------------------------------------------------------------- the ekb command
 
-struct Result {
-  int status;
-  std::string out;
-};
+using Result = CommandResult;
 
 // Runs the ekb binary; a crash shows as a status above 128 (the shell's 128 + signal).
-Result ekb(const std::string& args) {
-  std::string cmd = std::string(EKB_BINARY) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  Result r{-1, {}};
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-  return r;
-}
+Result ekb(const std::string& args) { return run_command(std::string(EKB_BINARY) + " " + args + " 2>&1"); }
 
 class DeepExpressionCli : public ::testing::Test {
  protected:
