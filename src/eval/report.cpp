@@ -23,6 +23,7 @@ nlohmann::json attempt_json(const AttemptRecord& a) {
           {"noisy", e.noisy},
           {"candidate_ms", e.candidate.median},
           {"baseline_ms", e.baseline.median},
+          {"outside_ms", {{"candidate", e.candidate_outside_ms}, {"baseline", e.baseline_outside_ms}}},
           {"rounds", e.candidate.ms.size()},
           {"compile_ms", e.compile_ms},
           {"compile_cached", e.compile_cached},

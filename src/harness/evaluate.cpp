@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "harness/clock_check.h"
 #include "harness/shared_buffers.h"
 #include "harness/speedup_interval.h"
 #include "harness/worker_client.h"
@@ -55,7 +56,10 @@ struct Side {
   // CPU seconds the worker used after answering a timed call, until its next request (one per call).
   std::vector<double> after_call_cpu;
   double cpu_at_answer = -1;
-  bool timing = false;  // a timed round: record after_call_cpu
+  bool timing = false;  // a timed round: record after_call_cpu and outside_ms
+  // CPU: per timed call, the harness's clock around the request minus the worker's around the kernel
+  // (the message's way there and back).
+  std::vector<double> outside_ms;
 
   // A request; the CPU the worker used since it answered a timed call is recorded.
   Reply request(const nlohmann::json& req, int timeout_ms) {
@@ -104,7 +108,17 @@ struct Side {
       out_of_bounds = true;
       return false;
     }
-    if (wall_ms) *wall_ms = gpu ? r.body.value("kernel_ms", 0.0) : r.wall_ms;
+    // The worker's own time of the call (GPU: its device timer; CPU: its clock around the kernel),
+    // which the harness's clock around the whole request must contain.
+    double kernel_ms = r.body.value("kernel_ms", -1.0);
+    if (!(kernel_ms >= 0) || (!gpu && kernel_ms > r.wall_ms)) {
+      failure = Reply{Outcome::clock_mismatch,
+                      fmt::format("the worker reported {:.4f} ms for a call the harness timed at {:.4f} ms", kernel_ms, r.wall_ms),
+                      {}, 0};
+      return false;
+    }
+    if (!gpu && timing) outside_ms.push_back(r.wall_ms - kernel_ms);
+    if (wall_ms) *wall_ms = kernel_ms;
     return true;
   }
   bool flush(const EvalOptions& o) {
@@ -183,6 +197,19 @@ bool background_work(Evaluation& e, Side& cand, Side& base) {
   e.message = fmt::format("after answering a call, the kernel's process went on using {:.3f} ms of CPU (median per call; the "
                           "baseline's {:.3f} ms; timed call {:.3f} ms): work outside the timed calls",
                           c, b, e.candidate.median);
+  return true;
+}
+
+// The worker's clock against the harness's (CPU; clock_check.h).
+bool clock_disagrees(Evaluation& e, const Side& cand, const Side& base) {
+  if (cand.gpu) return false;
+  OutsideTimes t = outside_medians(cand.outside_ms, base.outside_ms);
+  e.candidate_outside_ms = t.candidate_ms;
+  e.baseline_outside_ms = t.baseline_ms;
+  auto problem = clock_disagreement(t, e.candidate.median);
+  if (!problem) return false;
+  e.outcome = Outcome::clock_mismatch;
+  e.message = *problem;
   return true;
 }
 
@@ -305,7 +332,7 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
   e.speedup = interval.speedup;
   e.speedup_lo = interval.lo;
   e.speedup_hi = interval.hi;
-  if (over_budget(e, cand, o) || background_work(e, cand, base)) return e;
+  if (over_budget(e, cand, o) || background_work(e, cand, base) || clock_disagrees(e, cand, base)) return e;
   if (o.peak_gflops > 0 && o.peak_gbps > 0) {
     Figures f = compute_figures(p);
     double bound_ms = std::max(f.flops / (o.peak_gflops * 1e6), static_cast<double>(f.bytes) / (o.peak_gbps * 1e6));

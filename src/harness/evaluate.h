@@ -73,6 +73,9 @@ struct Evaluation {
   double speedup = 0;                         // baseline median / candidate median
   double speedup_lo = 0, speedup_hi = 0;      // its 95% confidence interval (paired bootstrap over the rounds)
   bool noisy = false;                         // the interval stayed wider than asked after the most rounds allowed
+  // CPU: the median time per timed call outside the kernel (the request's way to the worker and back),
+  // by the harness's clock: not counted in the times above.
+  double candidate_outside_ms = 0, baseline_outside_ms = 0;
   uint64_t candidate_peak_rss = 0;           // the candidate's worker, compiler included
   uint64_t candidate_memory = 0;             // the kernel's own peak resident memory beyond its arguments (GPU: scratch)
   std::string compiler, device;              // what compiled and ran it (GPU: from the worker)

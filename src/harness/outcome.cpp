@@ -23,6 +23,8 @@ const std::vector<OutcomeInfo>& outcome_table() {
       {Outcome::background_work, "background work", true, true,
        "the kernel kept working after returning: finish all work before the call returns"},
       {Outcome::invalid, "invalid", true, true, "the time is below what the device's peak rates allow: the kernel must do its work"},
+      {Outcome::clock_mismatch, "clock mismatch", true, true,
+       "the time reported from the kernel's process disagrees with the harness's clock: leave the worker's memory alone"},
       {Outcome::launch_limits, "launch limits", true, true,
        "use fewer threads, registers or less shared memory per block (the device profile's limits)"},
       {Outcome::device_fault, "device fault", true, true, "a launch faulted on the device: check the index ranges"},

@@ -25,6 +25,7 @@ enum class Outcome {
   input_mutated,    // it changed its inputs
   background_work,  // CPU used after its calls returned: work moved off the timed path
   invalid,          // faster than the roofline bound allows: the timing cannot be real
+  clock_mismatch,   // its worker reported a time the harness's own clock around the call contradicts
   launch_limits,    // GPU: beyond the profile's limits at launch (threads, shared memory, registers)
   device_fault,     // GPU: a launch failed on the device (illegal address, a kernel that faulted)
   baseline,         // the baseline failed: not the candidate's fault

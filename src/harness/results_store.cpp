@@ -13,8 +13,9 @@ namespace ekb {
 namespace {
 
 // 1: the first; 2: attempts.memory_bytes (the kernel's own memory); 3: attempts.speedup_lo,
-// speedup_hi, noisy (the speedup's interval) and the agent's trajectory (agent_steps)
-constexpr int kSchemaVersion = 3;
+// speedup_hi, noisy (the speedup's interval) and the agent's trajectory (agent_steps); 4:
+// attempts.candidate_outside_ms, baseline_outside_ms (the time per call outside the kernel, not counted)
+constexpr int kSchemaVersion = 4;
 
 std::string now_utc() {
   std::time_t t = std::time(nullptr);
@@ -140,6 +141,14 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
            "noisy INTEGER NOT NULL, created TEXT NOT NULL, PRIMARY KEY (run, task, step))");
       exec("PRAGMA user_version=3");
       exec("COMMIT");
+      version = 3;
+    }
+    if (version == 3) {  // upgrade in place: attempts stored before read back 0 (not measured)
+      exec("BEGIN");
+      exec("ALTER TABLE attempts ADD COLUMN candidate_outside_ms REAL");
+      exec("ALTER TABLE attempts ADD COLUMN baseline_outside_ms REAL");
+      exec("PRAGMA user_version=4");
+      exec("COMMIT");
     }
     exec("CREATE TABLE IF NOT EXISTS peaks (machine TEXT NOT NULL, device TEXT NOT NULL, gflops REAL NOT NULL, "
          "gbps REAL NOT NULL, measured TEXT NOT NULL, PRIMARY KEY (machine, device))");
@@ -195,14 +204,15 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
                    {"pass", c.pass}});
   Stmt s(db_,
          "INSERT OR IGNORE INTO attempts (run, task, sample, candidate, candidate_hash, status, message, compile_ms, "
-         "candidate_ms, baseline_ms, speedup, peak_rss, comparisons, created, memory_bytes, speedup_lo, speedup_hi, noisy) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+         "candidate_ms, baseline_ms, speedup, peak_rss, comparisons, created, memory_bytes, speedup_lo, speedup_hi, noisy, "
+         "candidate_outside_ms, baseline_outside_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, run).bind(2, a.task).bind(3, a.sample).bind(4, a.candidate_path).bind(5, a.candidate_hash);
   s.bind(6, std::string(outcome_name(a.eval.outcome))).bind(7, a.eval.message).bind(8, a.eval.compile_ms);
   s.bind(9, timing_json(a.eval.candidate).dump()).bind(10, timing_json(a.eval.baseline).dump()).bind(11, a.eval.speedup);
   s.bind(12, static_cast<int64_t>(a.eval.candidate_peak_rss)).bind(13, cmp.dump()).bind(14, now_utc());
   s.bind(15, static_cast<int64_t>(a.eval.candidate_memory));
   s.bind(16, a.eval.speedup_lo).bind(17, a.eval.speedup_hi).bind(18, a.eval.noisy ? 1 : 0);
+  s.bind(19, a.eval.candidate_outside_ms).bind(20, a.eval.baseline_outside_ms);
   s.step();  // a single statement is its own transaction
 }
 
@@ -248,7 +258,8 @@ std::vector<RunInfo> ResultsStore::runs() {
 std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
   Stmt s(db_,
          "SELECT task, sample, candidate, candidate_hash, status, message, compile_ms, candidate_ms, baseline_ms, speedup, "
-         "peak_rss, comparisons, memory_bytes, speedup_lo, speedup_hi, noisy FROM attempts WHERE run = ? ORDER BY task, sample");
+         "peak_rss, comparisons, memory_bytes, speedup_lo, speedup_hi, noisy, candidate_outside_ms, baseline_outside_ms FROM attempts WHERE run = ? "
+         "ORDER BY task, sample");
   s.bind(1, run);
   std::vector<AttemptRecord> out;
   while (s.step()) {
@@ -269,6 +280,8 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
     a.eval.speedup_lo = s.is_null(13) ? a.eval.speedup : s.real(13);
     a.eval.speedup_hi = s.is_null(14) ? a.eval.speedup : s.real(14);
     a.eval.noisy = s.integer(15) != 0;
+    a.eval.candidate_outside_ms = s.is_null(16) ? 0 : s.real(16);
+    a.eval.baseline_outside_ms = s.is_null(17) ? 0 : s.real(17);
     auto cmp = nlohmann::json::parse(s.text(11), nullptr, false);
     if (cmp.is_array())
       for (const auto& c : cmp) {

@@ -209,5 +209,31 @@ TEST(Evaluate, CpuUsedAfterReturnIsBackgroundWork) {
   EXPECT_EQ(e.outcome, Outcome::background_work) << e.message;
 }
 
+TEST(Evaluate, AKernelThatMovesItsWorkersClockIsCaught) {
+  // Correct, 0.3 ms slow, but before returning it moves every clock reading of the last millisecond
+  // that it finds on its stack (its worker's start time among them) on by 0.25 ms: the worker would
+  // report a 0.05 ms call. The harness's own clock around the request says otherwise. (x86-64: the
+  // worker's registers are pushed on the stack by the kernel, where it finds them.)
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the kernel's trick is x86-64 assembly";
+#endif
+  Evaluation e = eval(std::string("  int64_t entry = now_ns();\n") + kCorrect +
+                          "\n  while (now_ns() - entry < 300000) {}\n"
+                          "  __asm__ volatile(\"\" ::: \"rbx\", \"r12\", \"r13\", \"r14\", \"r15\");  /* they are saved on the stack */\n"
+                          "  int64_t* volatile p = (int64_t*)__builtin_frame_address(0) - 8;\n"
+                          "  for (int k = 0; k < 512; ++k) { volatile int64_t* q = p + k; if (*q <= entry && *q > entry - 1000000) *q += 250000; }",
+                      "#include <time.h>\n#include <stdint.h>\n"
+                      "static int64_t now_ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); "
+                      "return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec; }");
+  EXPECT_EQ(e.outcome, Outcome::clock_mismatch) << outcome_name(e.outcome) << ": " << e.message << " (" << e.candidate.median << " ms, outside " << e.candidate_outside_ms << " vs " << e.baseline_outside_ms << ")";
+}
+
+TEST(Evaluate, TheTimeOutsideTheKernelIsMeasuredAndNotCounted) {
+  Evaluation e = eval(kCorrect);
+  ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
+  EXPECT_GT(e.candidate_outside_ms, 0.0);  // the request's way there and back
+  EXPECT_GT(e.baseline_outside_ms, 0.0);
+}
+
 }  // namespace
 }  // namespace ekb

@@ -117,13 +117,14 @@ TEST(ResultsStore, AVersion1StoreIsUpgradedWithEveryAttemptKept) {
   EXPECT_DOUBLE_EQ(attempts[0].eval.speedup_lo, 2.0);  // no interval then: it reads as the speedup
   EXPECT_DOUBLE_EQ(attempts[0].eval.speedup_hi, 2.0);
   EXPECT_FALSE(attempts[0].eval.noisy);
+  EXPECT_DOUBLE_EQ(attempts[0].eval.candidate_outside_ms, 0.0);  // not measured then
   AttemptRecord a = attempt("relu", 1, "ok", 1.5);
   a.eval.candidate_memory = 4096;
   s.add_attempt(1, a);
   EXPECT_EQ(s.attempts(1).size(), 2u);
 }
 
-TEST(ResultsStore, IntervalsAndNoisyFlagsAreStoredPerAttempt) {
+TEST(ResultsStore, IntervalsNoisyFlagsAndTimeOutsideTheKernelAreStoredPerAttempt) {
   std::string path = temp_path("interval.db");
   ResultsStore s(path);
   RunInfo r = s.open_run("k", "cpu", "host", nlohmann::json::object());
@@ -131,8 +132,12 @@ TEST(ResultsStore, IntervalsAndNoisyFlagsAreStoredPerAttempt) {
   a.eval.speedup_lo = 1.1;
   a.eval.speedup_hi = 1.35;
   a.eval.noisy = true;
+  a.eval.candidate_outside_ms = 0.081;
+  a.eval.baseline_outside_ms = 0.079;
   s.add_attempt(r.id, a);
   auto back = s.attempts(r.id).at(0);
+  EXPECT_DOUBLE_EQ(back.eval.candidate_outside_ms, 0.081);
+  EXPECT_DOUBLE_EQ(back.eval.baseline_outside_ms, 0.079);
   EXPECT_DOUBLE_EQ(back.eval.speedup_lo, 1.1);
   EXPECT_DOUBLE_EQ(back.eval.speedup_hi, 1.35);
   EXPECT_TRUE(back.eval.noisy);

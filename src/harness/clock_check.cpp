@@ -1,0 +1,25 @@
+// The check of clock_check.h.
+#include "harness/clock_check.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "runtime/cpu_runner.h"
+
+namespace ekb {
+
+OutsideTimes outside_medians(const std::vector<double>& candidate, const std::vector<double>& baseline) {
+  auto med = [](const std::vector<double>& v) { return v.empty() ? 0.0 : summarize_times(v).median; };
+  return {med(candidate), med(baseline)};
+}
+
+std::optional<std::string> clock_disagreement(const OutsideTimes& t, double candidate_median_ms) {
+  double allowed = t.baseline_ms + std::max(0.02, 0.1 * candidate_median_ms);
+  if (t.candidate_ms <= allowed) return std::nullopt;
+  return fmt::format("the kernel's worker reported {:.4f} ms per call (median), but {:.4f} ms more passed around each call by "
+                     "the harness's clock (the baseline's worker: {:.4f} ms; allowed {:.4f} ms): its clock was moved",
+                     candidate_median_ms, t.candidate_ms, t.baseline_ms, allowed);
+}
+
+}  // namespace ekb
