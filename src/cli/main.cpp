@@ -9,6 +9,9 @@
 #include "util/diagnostics.h"
 
 int main(int argc, char** argv) {
+  // One line at a time, also into a file or a pipe: a long run's progress lines survive its being
+  // killed (by a timeout, a scheduler), as its results do in the store.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   CLI::App app{"ekb — EdgeKernelBench: kernels in a layered IR, checked against a float64 reference.\n"
                "Run `ekb COMMAND --help` for a command's options."};
   app.set_version_flag("--version", std::string("ekb 0.1"));

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <chrono>
+#include <fstream>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -91,10 +92,13 @@ TEST(AgentCommand, AKilledRunResumesWithoutMeasuringItsStoredStepsAgain) {
   Dir d("resume");
   std::string args = "agent --tasks imu_magnitude_32x128x6 --budget 10 --out " + (d.path / "tuned").string() + " --db " + db();
   int64_t before = latest_run();
+  fs::create_directories(d.path);
+  std::string printed = (d.path / "stdout.txt").string();  // a file: ekb's output is not a terminal
   pid_t pid = fork();
   if (pid == 0) {
     int devnull = ::open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
+    int out = ::open(printed.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out, 1);
     dup2(devnull, 2);
     execl("/bin/sh", "sh", "-c", ("exec " + std::string(EKB_BINARY) + " " + args).c_str(), static_cast<char*>(nullptr));
     _exit(127);
@@ -113,6 +117,11 @@ TEST(AgentCommand, AKilledRunResumesWithoutMeasuringItsStoredStepsAgain) {
   ASSERT_TRUE(WIFSIGNALED(st)) << "the agent finished before it could be killed";
   auto first = stored_steps(id, "imu_magnitude_32x128x6");
   ASSERT_GE(first.size(), 3u);
+  // What it printed before it was killed is in the file (its output is line-buffered, not lost
+  // with the process).
+  std::ifstream in(printed);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("ekb agent: policy search, 1 tasks"), std::string::npos) << text;
   run(args);
   auto all = stored_steps(id, "imu_magnitude_32x128x6");
   EXPECT_EQ(latest_run(), id) << "the same run, continued";
