@@ -146,8 +146,8 @@ void register_devices(CLI::App& app, Globals&) {
           PeakRates r = peak_rates(*store, d, true);
           detail = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured now)", r.gflops, r.gbps);
         } else if (store) {
-          if (auto p = store->peaks(machine_id(), d.name))
-            detail = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured {})", std::get<0>(*p), std::get<1>(*p), std::get<2>(*p));
+          if (auto p = stored_peak_rates(*store, d))
+            detail = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured {})", p->gflops, p->gbps, p->measured);
         }
       }
       std::cout << fmt::format("{:<16} {:<6} threads {:<3} budget {:>5} MiB  {}\n{:<16} target: {}\n{:<16} {}\n", d.name,

@@ -40,7 +40,7 @@ PeakRates prepare_device(ResultsStore& store, const DeviceProfile& dev, nlohmann
   } else {
     env["compiler"] = make_default_c_compiler()->name();
     env["isa"] = isa_name(target.isa);
-    if (!store.peaks(machine_id(), dev.name))
+    if (!stored_peak_rates(store, dev))
       std::cerr << fmt::format("ekb: measuring this machine's peak rates for device `{}` (once; stored in the results store)...\n",
                                dev.name);
     peaks = peak_rates(store, dev);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 
 #include "codegen/c_printer.h"
 #include "codegen/dialect.h"
@@ -109,18 +110,37 @@ std::string machine_id() {
   return fmt::format("{} | {} CPUs | {}", h.cpu_model, h.cpus, h.host_name);
 }
 
+// The method's number is in the key: peaks measured before the arithmetic rate counted the
+// one-thread rate times the threads (method 2) were too low on a profile of several threads (94.6
+// GFLOP/s on the 2-core VM, where an honest 1024^3 SGEMM runs at 111) and are measured again.
+std::string peak_store_key(const DeviceProfile& dev) { return dev.name + "#2"; }
+
+std::optional<PeakRates> stored_peak_rates(ResultsStore& store, const DeviceProfile& dev) {
+  auto p = store.peaks(machine_id(), peak_store_key(dev));
+  if (!p) return std::nullopt;
+  return PeakRates{std::get<0>(*p), std::get<1>(*p), std::get<2>(*p)};
+}
+
 PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev, bool remeasure) {
-  std::string machine = machine_id();
-  if (auto p = store.peaks(machine, dev.name); p && !remeasure) return {std::get<0>(*p), std::get<1>(*p), std::get<2>(*p)};
+  if (auto p = stored_peak_rates(store, dev); p && !remeasure) return *p;
   Figures f;
   PeakRates r;
   require_quiet_machine(dev, "(before measuring)");
   double ms = time_kernel(sgemm_text(dev.target()), dev, &f);
   r.gflops = f.flops / (ms * 1e6);
+  if (dev.threads > 1) {
+    // Each thread at most as fast as one alone: the rate of all of them is at most that times the
+    // threads (a 512^3 SGEMM on 2 threads reached 94.6 GFLOP/s where one thread reaches 79.5 and a
+    // 1024^3 one on 2 threads 111: the bound must not be the small SGEMM's scaling).
+    DeviceProfile one = dev;
+    one.threads = 1;
+    double one_ms = time_kernel(sgemm_text(one.target()), one, &f);
+    r.gflops = std::max(r.gflops, dev.threads * f.flops / (one_ms * 1e6));
+  }
   ms = time_kernel(stream_text(dev.target()), dev, &f);
   r.gbps = static_cast<double>(f.bytes) / (ms * 1e6);
   require_quiet_machine(dev, "(the machine became busy while measuring)");
-  store.set_peaks(machine, dev.name, r.gflops, r.gbps);
+  store.set_peaks(machine_id(), peak_store_key(dev), r.gflops, r.gbps);
   r.measured = "now";
   return r;
 }

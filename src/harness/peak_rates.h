@@ -1,11 +1,13 @@
 // The peak rates a device profile is held to, measured on this machine (never typed in) and stored
 // in the results store: arithmetic (GFLOP/s) from a 512^3 SGEMM with a register tile fitted to the
-// CPU's ISA, memory bandwidth (GB/s) from a streaming kernel over 32 MiB in and 32 MiB out, both
+// CPU's ISA (on a profile of several threads, at least its one-thread rate times the threads: a
+// small SGEMM scales less than linearly, a large one nearly so), memory bandwidth (GB/s) from a streaming kernel over 32 MiB in and 32 MiB out, both
 // ekb kernels run through the harness like any candidate; refused on a busy machine (other
 // processes' load, before and after).
 // With them every task has a roofline bound, max(flops / peak, bytes / bandwidth): a candidate
 // measured well below it cannot be real, and its result is marked invalid rather than fast.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "harness/device_profiles.h"
@@ -22,6 +24,10 @@ struct PeakRates {
 // The stored rates for (this machine, `dev`), measuring and storing them first when missing (or
 // when `remeasure`: measure on a quiet machine; `ekb devices --measure` does).
 PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev, bool remeasure = false);
+// The stored rates for (this machine, `dev`), if measured by the current method (else nothing),
+// and the device key they are stored under (the profile's name and the method's number).
+std::optional<PeakRates> stored_peak_rates(ResultsStore& store, const DeviceProfile& dev);
+std::string peak_store_key(const DeviceProfile& dev);
 
 // What identifies this machine for its stored peaks: CPU model, CPU count, host name.
 std::string machine_id();
