@@ -40,6 +40,7 @@ class Loop {
     for (int c = 0; c < o_.max_cycles && gained && !out_of_budget(); ++c)
       gained = run_layers({AgentLayer::schedule, AgentLayer::memory});
     if (r_.stopped.empty()) r_.stopped = out_of_budget() ? stop_reason() : "converged";
+    confirm_best();
     return finish();
   }
 
@@ -58,8 +59,33 @@ class Loop {
 
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
   bool out_of_time() const { return o_.time_limit_s > 0 && elapsed() >= o_.time_limit_s; }
-  bool out_of_budget() const { return r_.measured >= o_.budget || out_of_time(); }
-  std::string stop_reason() const { return r_.measured >= o_.budget ? "budget" : "time limit"; }
+  // The measurement kept for the confirmation (a budget of 1 or 2 has none to spare).
+  int reserved() const { return o_.confirm && o_.budget >= 3 ? 1 : 0; }
+  bool out_of_budget() const { return r_.measured >= o_.budget - reserved() || out_of_time(); }
+  std::string stop_reason() const { return r_.measured >= o_.budget - reserved() ? "budget" : "time limit"; }
+
+  // The best program measured again; kept only when it is again faster than the start beyond noise.
+  void confirm_best() {
+    if (!o_.confirm || r_.best_is_start || !r_.best_eval.correct() || r_.measured >= o_.budget) return;
+    auto a = analyze(r_.best, t_, &err_);
+    if (!a) return;
+    Evaluation before = r_.best_eval;
+    Step& s = measure_step(r_.best, *a, r_.steps.back().layer, kConfirmAction);
+    if (s.eval.correct() && sure_speedup(s.eval) > 1.0) {
+      s.accepted = true;
+      r_.best_eval = s.eval;  // the unselected measurement: the figure the search reports
+    } else {
+      r_.unconfirmed = true;
+      r_.best = r_.steps.front().program;
+      r_.best_eval = r_.steps.front().eval;
+      r_.best_is_start = true;
+      r_.stopped += fmt::format("; the best ({:.2f}x) measured {} again: the start is kept", before.speedup,
+                                s.eval.correct() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", s.eval.speedup, s.eval.speedup_lo,
+                                                               s.eval.speedup_hi)
+                                                 : std::string(outcome_name(s.eval.outcome)));
+    }
+    finish_step(s);
+  }
 
   SearchResult finish() {
     if (r_.stopped.empty()) r_.stopped = stop_reason();
@@ -76,17 +102,18 @@ class Loop {
   // bound of its speedup's 95% interval above the best's speedup (a lucky round is not a gain).
   static double sure_speedup(const Evaluation& e) { return e.speedup_lo > 0 ? e.speedup_lo : e.speedup; }
 
-  // Measures `p` (or replays its stored measurement) as the next step.
-  void predict_and_measure(const AgentProgram& p, const Analysis& a, AgentLayer layer, const std::string& action) {
-    CostTerms terms = cost_terms(a.kernel, t_);
+  // Measures `p` (or replays its stored measurement) as the next step, appended to the steps; the
+  // caller decides whether it is accepted, then calls finish_step.
+  Step& measure_step(const AgentProgram& p, const Analysis& a, AgentLayer layer, const std::string& action) {
     Step s;
     s.index = static_cast<int>(r_.steps.size());
     s.layer = layer;
     s.action = action;
     s.program = p;
-    s.predicted_ms = model_.combine(terms) * 1e-6;
+    s.predicted_ms = model_.combine(cost_terms(a.kernel, t_)) * 1e-6;
     std::optional<Step> old = log_ ? log_->stored(s.index) : std::nullopt;
-    if (old && old->program.hash() == p.hash()) {
+    replayed_ = old && old->program.hash() == p.hash();
+    if (replayed_) {
       s.eval = old->eval;
     } else {
       if (old) log_->forget_from(s.index);
@@ -94,6 +121,19 @@ class Loop {
     }
     ++r_.measured;
     seen_.insert(p.hash());
+    r_.steps.push_back(std::move(s));
+    return r_.steps.back();
+  }
+  void finish_step(const Step& s) {
+    if (log_ && !replayed_) log_->record(s);
+    if (progress_) progress_(s);
+  }
+  bool replayed_ = false;  // the step measure_step last took came from the store
+
+  // Measures `p` as the next step of the search: accepted when it beats the best beyond its noise.
+  void predict_and_measure(const AgentProgram& p, const Analysis& a, AgentLayer layer, const std::string& action) {
+    CostTerms terms = cost_terms(a.kernel, t_);
+    Step& s = measure_step(p, a, layer, action);
     if (s.eval.correct()) {
       model_.observe(terms, s.eval.candidate.median);
       model_.refit();
@@ -109,9 +149,7 @@ class Loop {
       r_.best_eval = s.eval;
       r_.best_is_start = true;
     }
-    if (log_ && !(old && old->program.hash() == p.hash())) log_->record(s);
-    r_.steps.push_back(s);
-    if (progress_) progress_(s);
+    finish_step(s);
   }
 
   // The beam: the best measured correct programs, best first.

@@ -35,7 +35,15 @@ struct SearchOptions {
   double min_gain = 0.03;    // a round that improves the best by less hands over to the next layer
   int max_cycles = 3;        // passes over L1 and L2 after the first L0-L1-L2 pass
   bool compute_layer = true; // try L0 rewrites first
+  // Measure the best program once more at the end (one measurement of the budget kept for it, taken
+  // even past the time limit): the best of many noisy measurements is the luckiest, so it is kept
+  // only when the new measurement again puts it beyond the start (the lower bound of its interval
+  // above 1); else the start is.
+  bool confirm = true;
 };
+
+// The action of the confirmation step (the best program measured again).
+inline constexpr const char* kConfirmAction = "confirm: the best program measured again";
 
 struct Step {
   int index = 0;
@@ -65,6 +73,7 @@ struct SearchResult {
   int candidates = 0;    // legal revisions ranked
   std::string stopped;   // why it stopped: "budget", "time limit", "converged"
   bool best_is_start = false;  // no candidate beat the start (the baseline itself) beyond its noise
+  bool unconfirmed = false;    // the best found did not hold when measured again: the start is kept
 };
 
 // Searches from `start` (normally the task's default schedule, which is the baseline) on `target`.

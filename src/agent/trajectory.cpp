@@ -5,6 +5,8 @@
 
 #include <map>
 
+#include "agent/search.h"
+
 namespace ekb::agent {
 
 Trajectory trajectory_of(std::vector<StepRecord> steps) {
@@ -13,12 +15,21 @@ Trajectory trajectory_of(std::vector<StepRecord> steps) {
   double prev = 0;
   std::map<std::string, std::pair<int, double>> layers;
   for (const auto& s : t.steps) {
-    auto& l = layers[s.step == 0 ? "start" : s.layer];
+    // The confirmation re-measures the best: its change is the measurement's, no layer's gain; when
+    // it failed, the path ends back at the start.
+    bool confirmation = s.action == kConfirmAction;
+    auto& l = layers[s.step == 0 ? "start" : confirmation ? "confirm" : s.layer];
     ++l.first;
     if (l.second == 0) l.second = 1;
+    if (confirmation && !s.accepted && !t.steps.empty() && prev > 0) {
+      const StepRecord& start = t.steps.front();
+      t.path.push_back({&start, start.eval.speedup / prev});
+      prev = start.eval.speedup;
+      continue;
+    }
     if (!s.accepted) continue;
     double gain = prev > 0 && s.eval.speedup > 0 ? s.eval.speedup / prev : s.eval.speedup;
-    if (s.step != 0) l.second *= gain;
+    if (s.step != 0 && !confirmation) l.second *= gain;
     t.path.push_back({&s, gain});
     prev = s.eval.speedup;
   }
@@ -28,6 +39,9 @@ Trajectory trajectory_of(std::vector<StepRecord> steps) {
 }
 
 namespace {
+
+// The layer column: "-" for the start and the confirmation (no layer's revision).
+std::string layer_column(const StepRecord& s) { return s.step == 0 || s.action == kConfirmAction ? "-" : s.layer; }
 
 std::string result(const Evaluation& e) {
   if (!e.correct()) return outcome_name(e.outcome);
@@ -40,13 +54,13 @@ std::string trajectory_text(const Trajectory& t, bool programs) {
   std::string out = fmt::format("{} steps measured\n\n  {:>4}  {:<5} {:<56} {:>8}  {:<26} {}\n", t.steps.size(), "step", "layer",
                                 "action", "pred ms", "result (speedup, 95% interval)", "");
   for (const auto& s : t.steps) {
-    out += fmt::format("  {:>4}  {:<5} {:<56} {:>8.4f}  {:<26} {}\n", s.step, s.step == 0 ? "-" : s.layer, s.action.substr(0, 56),
+    out += fmt::format("  {:>4}  {:<5} {:<56} {:>8.4f}  {:<26} {}\n", s.step, layer_column(s), s.action.substr(0, 56),
                        s.predicted_ms, result(s.eval), s.accepted ? "accepted" : "");
     if (!s.eval.correct() && !s.eval.message.empty()) out += "        " + s.eval.message.substr(0, 200) + "\n";
   }
   out += "\noptimization path (each accepted decision and what it gained over the program before it):\n";
   for (const auto& p : t.path) {
-    out += fmt::format("  step {:>3}  {:<5} {:<56} {}  x{:.3f}\n", p.step->step, p.step->step == 0 ? "-" : p.step->layer,
+    out += fmt::format("  step {:>3}  {:<5} {:<56} {}  x{:.3f}\n", p.step->step, layer_column(*p.step),
                        p.step->action.substr(0, 56), result(p.step->eval), p.gain);
     if (programs) out += p.step->program + "\n";
   }

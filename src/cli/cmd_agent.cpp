@@ -41,7 +41,7 @@ void register_agent(CLI::App& app, Globals& g) {
     std::string policy = "search", tasks, subset, device, out, db = default_db();
     int budget = 24, beam = 3, per_round = 4;
     double time_limit = 0;
-    bool json = false, no_compute = false;
+    bool json = false, no_compute = false, no_confirm = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--policy", o->policy, "search (the built-in search; default)")->option_text("P");
@@ -56,6 +56,8 @@ void register_agent(CLI::App& app, Globals& g) {
   cmd->add_option("--beam", o->beam, "programs expanded per round (default 3)")->option_text("K")->check(CLI::PositiveNumber);
   cmd->add_option("--per-round", o->per_round, "candidates measured per round (default 4)")->option_text("M")->check(CLI::PositiveNumber);
   cmd->add_flag("--no-compute-layer", o->no_compute, "skip the L0 rewrites");
+  cmd->add_flag("--no-confirm", o->no_confirm,
+                "keep the best program as measured during the search, without measuring it once more at the end (docs/agent.md)");
   cmd->add_option("--out", o->out, "the directory the best programs go to (TASK.ekb)")->option_text("DIR")->required();
   cmd->add_option("--db", o->db, "the results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
   cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
@@ -71,10 +73,11 @@ void register_agent(CLI::App& app, Globals& g) {
     ao.search.beam = o->beam;
     ao.search.per_round = o->per_round;
     ao.search.compute_layer = !o->no_compute;
+    ao.search.confirm = !o->no_confirm;
     ao.out_dir = o->out;
     nlohmann::json key = {{"command", "agent"},       {"policy", o->policy},   {"device", dev.name},
                           {"budget", o->budget},      {"time_limit", o->time_limit}, {"beam", o->beam},
-                          {"per_round", o->per_round}, {"compute_layer", !o->no_compute},
+                          {"per_round", o->per_round}, {"compute_layer", !o->no_compute}, {"confirm", !o->no_confirm},
                           {"out", std::filesystem::absolute(o->out).lexically_normal().string()}};
     for (const Task* t : tasks) key["tasks"].push_back(t->name);
     ResultsStore store(o->db);

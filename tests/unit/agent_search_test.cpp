@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "agent/search.h"
+#include "agent/trajectory.h"
 #include "ir/check.h"
 #include "suite/suite.h"
 
@@ -134,6 +135,73 @@ TEST(AgentSearch, AGainWithinTheNoiseIsNotAccepted) {
   EXPECT_FALSE(k.best_is_start);
   EXPECT_EQ(k.best.hash(), second);
   EXPECT_TRUE(k.steps.at(1).accepted);
+}
+
+// The same, but the program that measured faster beyond its noise measures slower the second time
+// (a lucky first measurement).
+class LuckyOnceOracle : public NoisyOracle {
+ public:
+  LuckyOnceOracle(uint64_t start, uint64_t lucky) : NoisyOracle(start, lucky), lucky_(lucky) {}
+  Evaluation measure(const AgentProgram& p) override {
+    Evaluation e = NoisyOracle::measure(p);
+    if (p.hash() == lucky_ && seen_++ > 0) e.speedup = 0.97, e.speedup_lo = 0.94, e.speedup_hi = 1.0;
+    return e;
+  }
+
+ private:
+  uint64_t lucky_;
+  int seen_ = 0;
+};
+
+TEST(AgentSearch, TheBestIsMeasuredAgainAndKeptOnlyIfItHolds) {
+  AgentProgram start = start_of("layernorm_128x256");
+  SearchOptions o;
+  o.budget = 12;
+  NoisyOracle probe(start.hash(), 0);
+  uint64_t second = search(start, host(), probe, o).steps.at(1).program.hash();
+  // It holds: the last step measures it again and is accepted; the figure reported is the new one.
+  NoisyOracle sure(start.hash(), second);
+  SearchResult k = search(start, host(), sure, o);
+  EXPECT_LE(k.measured, o.budget);
+  ASSERT_EQ(k.steps.back().action, kConfirmAction);
+  EXPECT_EQ(k.steps.back().program.hash(), second);
+  EXPECT_TRUE(k.steps.back().accepted);
+  EXPECT_FALSE(k.unconfirmed);
+  EXPECT_EQ(k.best.hash(), second);
+  // It does not: the start is kept, and the search says why.
+  LuckyOnceOracle lucky(start.hash(), second);
+  SearchResult u = search(start, host(), lucky, o);
+  EXPECT_LE(u.measured, o.budget);
+  ASSERT_EQ(u.steps.back().action, kConfirmAction);
+  EXPECT_FALSE(u.steps.back().accepted);
+  EXPECT_TRUE(u.steps.at(1).accepted);  // it had been the best
+  EXPECT_TRUE(u.unconfirmed);
+  EXPECT_TRUE(u.best_is_start);
+  EXPECT_EQ(u.best.hash(), start.hash());
+  EXPECT_NE(u.stopped.find("the start is kept"), std::string::npos) << u.stopped;
+  // Without the confirmation, the lucky program would have stayed.
+  o.confirm = false;
+  LuckyOnceOracle again(start.hash(), second);
+  EXPECT_EQ(search(start, host(), again, o).best.hash(), second);
+}
+
+TEST(AgentSearch, ATrajectoryWhoseBestDidNotHoldEndsAtTheStart) {
+  auto step = [](int i, const char* layer, const char* action, double speedup, bool accepted) {
+    StepRecord r;
+    r.step = i;
+    r.layer = layer;
+    r.action = action;
+    r.accepted = accepted;
+    r.eval.speedup = speedup;
+    return r;
+  };
+  Trajectory t = trajectory_of({step(0, "L1", "start: the default schedule", 1.0, true), step(1, "L1", "C: vectorize n by 8", 1.1, true),
+                                step(2, "L1", kConfirmAction, 0.97, false)});
+  ASSERT_EQ(t.path.size(), 3u);
+  EXPECT_EQ(t.path.back().step->step, 0);
+  EXPECT_NEAR(t.path.back().gain, 1.0 / 1.1, 1e-9);
+  for (const auto& [layer, n, gain] : t.by_layer)
+    if (layer == "L1") EXPECT_NEAR(gain, 1.1, 1e-9) << "the confirmation is no layer's gain or loss";
 }
 
 TEST(AgentSearch, TheSameMeasurementsGiveTheSameSearch) {
