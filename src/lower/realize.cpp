@@ -18,6 +18,7 @@
 #include <set>
 
 #include "lower/bounds.h"
+#include "lower/double_buffer.h"
 #include "lower/lower_expr.h"
 #include "lower/simplify.h"
 
@@ -397,6 +398,24 @@ class Realizer {
         b.push_back(inner);
         b.push_back(barrier());
         inner = block(b);
+      }
+      std::set<std::string> doubled;
+      Loc doubled_loc;
+      for (const auto& name : it->second)
+        if (const StageSchedule* ps = s_.find(name); ps && ps->double_buffered) {
+          doubled.insert(name);
+          doubled_loc = stage(name).loc;
+        }
+      if (!doubled.empty()) {
+        // Register-staged double buffering (double_buffer.h), on the loop's body with its allocations.
+        StmtP body = allocate_here(key, inner);
+        DoubleBuffered db = double_buffer_copies(body, qualified(stage_name, dim), loops_.back().extent, doubled);
+        if (!db.body) {
+          error(doubled_loc, fmt::format("double_buffer in `{}`'s loop `{}`: {}", stage_name, dim, db.error),
+                "double-buffer the caches of a `cache_read ... shared at AXIS` whose copies are loop nests of the block's threads");
+          return body;
+        }
+        return db.body;
       }
     }
     return allocate_here(key, inner);

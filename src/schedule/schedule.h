@@ -48,6 +48,7 @@ struct StageSchedule {
   std::string store_stage, store_dim;  // store_at; empty: where it is computed
   std::string init_dim;                // decompose_reduction; empty: just outside the outermost reduction loop
   lir::MemScope scope = lir::MemScope::global;
+  bool double_buffered = false;        // double_buffer: two copies of this shared cache, the next one staged
 
   int find_dim(const std::string& n) const;
 };

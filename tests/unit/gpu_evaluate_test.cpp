@@ -91,6 +91,32 @@ TEST_P(GpuEvaluate, DefaultScheduleOfATwoStageTaskPassesWithItsScratchBuffer) {
   EXPECT_EQ(e.candidate_memory, 64u * 4);  // S, in device memory
 }
 
+// A block tile whose shared panels are double-buffered (double_buffer: the next panels staged in
+// registers while the block computes on these), with a K of 8 steps: correct on three input sets.
+TEST_P(GpuEvaluate, ADoubleBufferedBlockTileIsCorrect) {
+  std::string b = GetParam();
+  std::string text = std::string(R"(kernel mm
+  dim M = 64, N = 96, K = 128
+  in A : f32[M, K]
+  in B : f32[K, N]
+  out C : f32[M, N]
+  C[m, n] = sum(k) A[m, k] * B[k, n]
+schedule )") + b + R"(
+  C: tile m n 32 32 -> bm bn mi ni; split mi 4 -> ty my; split ni 4 -> tx ny; reorder bm bn ty tx my ny; bind bm block.y; bind bn block.x; bind ty thread.y; bind tx thread.x
+  Cl: split k 16 -> ko ki; reorder ko ki m n; unroll ki; unroll m 4; unroll n 4
+  As: fuse ax0 ax1 -> f; split f 64 -> fo fi; split fi 8 -> ty tx; bind ty thread.y; bind tx thread.x
+  Bs: fuse ax0 ax1 -> f; split f 64 -> fo fi; split fi 8 -> ty tx; bind ty thread.y; bind tx thread.x
+memory )" + b + R"(
+  C: cache_write local at tx -> Cl
+  Cl: cache_read A shared at ko -> As; cache_read B shared at ko -> Bs; double_buffer As; double_buffer Bs
+)";
+  auto p = load(text.c_str());
+  std::string src = codegen::print_for_backend(lower_with(*p, dev_.target(), choose_schedule(*p, dev_.target(), "")));
+  EXPECT_NE(src.find("b_As_staged"), std::string::npos) << src;
+  Evaluation e = evaluate(*p, src, false, baseline(*p), quick());
+  EXPECT_EQ(e.outcome, Outcome::ok) << e.message;
+}
+
 TEST_P(GpuEvaluate, WrongResultsAreWrong) {
   Evaluation e = eval("  if (i < n) y[i] = x[i] * 2.0f;");
   EXPECT_EQ(e.outcome, Outcome::wrong) << e.message;

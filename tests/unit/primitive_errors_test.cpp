@@ -338,11 +338,54 @@ TEST(PrimitiveErrors, DoubleBufferOnCpu) {
   expect_error(mem("  C: double_buffer\n"), "wrong number of arguments for `double_buffer`");
 }
 
-TEST(PrimitiveErrors, DoubleBufferIsNotImplementedOnGpusEither) {
-  std::string text =
-      "kernel mm\n  dim M = 64, N = 64, K = 32\n  in A : f32[M, K]\n  in B : f32[K, N]\n  out Y : f32[M, N]\n"
-      "  Y[m, n] = sum(k) A[m, k] * B[k, n]\nmemory cuda\n  Y: cache_read A shared at k -> As; double_buffer As\n";
-  expect_error(text, "double_buffer is not implemented yet");
+const char* kGpuMatmul =
+    "kernel mm\n  dim M = 64, N = 64, K = 32\n  in A : f32[M, K]\n  in B : f32[K, N]\n  out Y : f32[M, N]\n"
+    "  Y[m, n] = sum(k) A[m, k] * B[k, n]\n";
+
+TEST(PrimitiveErrors, DoubleBufferNeedsASharedCacheCopiedInALoop) {
+  std::string gpu = std::string(kGpuMatmul) + "memory cuda\n";
+  expect_error(gpu + "  Y: cache_read A local at k -> Al; double_buffer Al\n", "`Al` is not a shared-memory cache copied inside a loop");
+  expect_error(gpu + "  Y: cache_read A shared -> As; double_buffer As\n", "make it one first: `cache_read TENSOR shared at AXIS -> As`");
+  expect_error(gpu + "  Y: cache_read A shared at k -> As; double_buffer As; double_buffer As\n", "`As` is already double-buffered");
+}
+
+// The lowering's rewrite: two copies of each cache, the next panel staged in registers, one barrier
+// per step, the first panel copied in step 0.
+TEST(PrimitiveErrors, DoubleBufferedCachesLowerToTwoCopiesAndAStagedCopy) {
+  std::string text = std::string(kGpuMatmul) +
+                     "schedule cuda\n  Y: split m 8 -> mo mi; split n 8 -> no ni; split k 8 -> ko ki; reorder mo no mi ni ko ki; bind mo block.x; bind mi thread.y; bind ni thread.x\n"
+                     "  As: bind ax0 thread.y; bind ax1 thread.x\n  Bs: bind ax0 thread.y; bind ax1 thread.x\n"
+                     "memory cuda\n  Y: cache_read A shared at ko -> As; cache_read B shared at ko -> Bs; double_buffer As; double_buffer Bs\n";
+  auto p = valid(text);
+  ASSERT_TRUE(p);
+  lower::LoweredKernel k = lower::lower_kernel(*p, default_target(Backend::cuda));
+  std::string loops;
+  for (const auto& s : {k.body}) loops += lir::to_string(s);
+  EXPECT_NE(loops.find("allocate As : f32[2, 8, 8] in shared"), std::string::npos) << loops;
+  EXPECT_NE(loops.find("allocate Bs : f32[2, 8, 8] in shared"), std::string::npos) << loops;
+  EXPECT_NE(loops.find("allocate As.staged : f32[1] in local"), std::string::npos) << loops;
+  EXPECT_NE(loops.find("if ((Y.ko + 1) < 4):"), std::string::npos) << loops;
+  EXPECT_NE(loops.find("As[(Y.ko % 2), "), std::string::npos) << loops;       // the step's reads
+  EXPECT_NE(loops.find("As[((Y.ko + 1) % 2), "), std::string::npos) << loops;  // the next panel's store
+  size_t barriers = 0;
+  for (size_t at = loops.find("barrier"); at != std::string::npos; at = loops.find("barrier", at + 1)) ++barriers;
+  EXPECT_EQ(barriers, 2u) << loops;  // after the first panel, and once per step
+}
+
+TEST(PrimitiveErrors, DoubleBufferingOneOfTwoCachesOfALoopIsRejectedAtLowering) {
+  std::string text = std::string(kGpuMatmul) +
+                     "schedule cuda\n  Y: split m 8 -> mo mi; split n 8 -> no ni; split k 8 -> ko ki; reorder mo no mi ni ko ki; bind mo block.x; bind mi thread.y; bind ni thread.x\n"
+                     "  As: bind ax0 thread.y; bind ax1 thread.x\n  Bs: bind ax0 thread.y; bind ax1 thread.x\n"
+                     "memory cuda\n  Y: cache_read A shared at ko -> As; cache_read B shared at ko -> Bs; double_buffer As\n";
+  auto p = valid(text);
+  ASSERT_TRUE(p);
+  try {
+    lower::lower_kernel(*p, default_target(Backend::cuda));
+    ADD_FAILURE() << "one of two caches of a loop double-buffered lowered";
+  } catch (const DiagnosticError& e) {
+    std::string r = e.what();
+    EXPECT_NE(r.find("`Bs` is copied in the same loop but not double-buffered"), std::string::npos) << r;
+  }
 }
 
 // ---------------------------------------------------------------- pad on an output (lowering)

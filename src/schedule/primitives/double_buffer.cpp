@@ -1,7 +1,8 @@
-// double_buffer CACHE: alternate two copies of a cache_read buffer so the next tile loads while the
-// current one is used. A GPU technique (shared memory filled by the threads of a block); on cpu the
-// hardware prefetcher does this job. The GPU lowering does not implement it yet (the copies would
-// need software pipelining), so it is rejected on every backend rather than silently ignored.
+// double_buffer CACHE: two copies of a shared-memory cache made by cache_read ... shared at AXIS, so
+// that the next panel is on its way while this one is used: each thread loads its part of step
+// i + 1 into registers before step i's work and stores it into the other copy after it (one barrier
+// per step). The rewrite itself is lowering's (lower/double_buffer.h). A GPU technique: on cpu the
+// hardware prefetcher does this job, and the directive is rejected there.
 #include <fmt/format.h>
 
 #include "schedule/primitives/primitives.h"
@@ -22,9 +23,17 @@ void double_buffer(ScheduleContext& ctx, StageSchedule& s, const Directive& d) {
               "remove it from `memory cpu`; keep it for `memory cuda` / `memory opencl`");
     return;
   }
-  ctx.error(d.loc, "double_buffer is not implemented yet: the GPU lowering would still load one tile at a time",
-            "remove it; a cache_read shared at the k loop is single-buffered, with a barrier after each load");
-  (void)c;
+  if (c->scope != lir::MemScope::shared || c->compute != StageSchedule::Compute::at) {
+    ctx.error(d.args[0].loc, fmt::format("`{}` is not a shared-memory cache copied inside a loop", d.args[0].text),
+              fmt::format("make it one first: `cache_read TENSOR shared at AXIS -> {}`, then `double_buffer {}`", d.args[0].text,
+                          d.args[0].text));
+    return;
+  }
+  if (c->double_buffered) {
+    ctx.error(d.loc, fmt::format("`{}` is already double-buffered", d.args[0].text), "remove the second double_buffer");
+    return;
+  }
+  c->double_buffered = true;
   (void)s;
 }
 
