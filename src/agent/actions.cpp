@@ -52,6 +52,8 @@ const std::vector<ActionKindInfo>& action_kinds() {
       {K::gpu_fuse, L2, "fuse", "a producer computed inside each thread of its consumer's kernel (one kernel fewer)"},
       {K::gpu_block_tile, L2, "block tile",
        "a reduction as a block tile: threads with register tiles, the operands' panels cached in shared memory"},
+      {K::gpu_double_buffer, L2, "double buffer",
+       "a block tile's shared panels in two copies: each thread loads its part of the next panels into registers while the block computes on these"},
   };
   return v;
 }

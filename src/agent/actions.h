@@ -30,7 +30,7 @@ enum class ActionKind {
   serial, parallel, vectorize, unroll, reorder, tile, split, interchange,  // L1 (cpu)
   gpu_threads, gpu_elements, gpu_reduction_threads,                        // L1 (cuda, opencl)
   compute_at, inline_stage, register_tile, vector_reduction,               // L2 (cpu)
-  gpu_fuse, gpu_block_tile,                                                 // L2 (cuda, opencl)
+  gpu_fuse, gpu_block_tile, gpu_double_buffer,                              // L2 (cuda, opencl)
 };
 
 struct ActionKindInfo {

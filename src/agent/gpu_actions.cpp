@@ -1,9 +1,10 @@
 // The GPU action tables (actions.h): for each kernel's loop nest, threads per block, elements per
 // thread and the threads that reduce a point together (L1); producers fused into their consumer's
 // threads, inlining, and block tiles for reductions over two pure axes — each thread a register
-// tile, the operands' panels cached in shared memory (L2). Factor sets: powers of two up to the
+// tile, the operands' panels cached in shared memory — and those panels double-buffered (L2). Factor sets: powers of two up to the
 // target's threads per block, tiles whose shared panels fit its shared memory per block.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
@@ -190,6 +191,28 @@ void block_tile_actions(const AgentProgram& p, const Analysis& a, const StageVie
       }
 }
 
+// The shared-memory caches a stage's memory line copies inside a loop (`cache_read X shared at AXIS -> NAME`),
+// all double-buffered at once: the lowering requires every cache of a loop or none.
+void double_buffer_actions(const AgentProgram& p, const StageView& v, std::vector<Action>& out) {
+  const StageLine* line = p.line(v.stage->name, true);
+  if (!line || !find_directives(line, "double_buffer").empty()) return;
+  std::vector<std::string> caches;
+  for (size_t i : find_directives(line, "cache_read")) {
+    const std::string& d = line->directives[i];
+    size_t arrow = d.find("->");
+    if (d.find(" shared at ") == std::string::npos || arrow == std::string::npos) continue;
+    std::string name = d.substr(arrow + 2);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    caches.push_back(name);
+  }
+  if (caches.empty()) return;
+  AgentProgram q = p;
+  for (const auto& c : caches) q = with_appended(q, v.stage->name, "double_buffer " + c, true);
+  add(out, AgentLayer::memory, ActionKind::gpu_double_buffer,
+      fmt::format("{}: double-buffered {}", v.stage->name, fmt::join(caches, ", ")), std::move(q));
+}
+
 }  // namespace
 
 void gpu_schedule_actions(const AgentProgram& p, const Analysis& a, const Target& t, std::vector<Action>& out) {
@@ -202,6 +225,7 @@ void gpu_memory_actions(const AgentProgram& p, const Analysis& a, const Target& 
   for (const auto& v : views) {
     fusion_actions(p, a, v, views, out);
     if (!v.inlined()) block_tile_actions(p, a, v, t, out);
+    double_buffer_actions(p, v, out);
   }
 }
 

@@ -3,6 +3,8 @@
 // (the only ones a search measures) exist at L1 for every task; the factor sets fit the target.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "agent/actions.h"
 #include "codegen/c_printer.h"
 #include "harness/device_profiles.h"
@@ -154,6 +156,44 @@ TEST(AgentActions, GpuBlockTilesLowerWithinAProfilesLimits) {
     EXPECT_GT(tiles, 3) << profile;
     EXPECT_GT(legal, 0) << profile;
   }
+}
+
+// After a block tile, the next round of L2 actions double-buffers its shared panels; the program
+// lowers (two copies of each panel in shared memory, the next one staged in registers).
+TEST(AgentActions, ABlockTilesPanelsCanBeDoubleBuffered) {
+  const char* text = R"(kernel mm
+  category gemm
+  domain general
+  dim M = 256, N = 256, K = 256
+  in A : f32[M, K]
+  in B : f32[K, N]
+  out C : f32[M, N]
+  C[m, n] = sum(k) A[m, k] * B[k, n]
+)";
+  auto prog = load_program(std::make_shared<SourceFile>("mm.ekb", text));
+  Target t = find_device("h200-cuda").target();
+  AgentProgram p = default_program(*prog, t);
+  auto a = analyze(p, t);
+  ASSERT_TRUE(a);
+  std::optional<AgentProgram> tiled;
+  for (const auto& x : enumerate_actions(p, *a, AgentLayer::memory, t))
+    if (x.kind == ActionKind::gpu_block_tile && x.name.find("block tile 32x32, 4x4 per thread, k by 16") != std::string::npos) tiled = x.program;
+  ASSERT_TRUE(tiled);
+  for (const auto& x : enumerate_actions(p, *a, AgentLayer::memory, t)) EXPECT_NE(x.kind, ActionKind::gpu_double_buffer) << x.name;
+  auto b = analyze(*tiled, t);
+  ASSERT_TRUE(b);
+  int doubled = 0;
+  for (const auto& x : enumerate_actions(*tiled, *b, AgentLayer::memory, t)) {
+    if (x.kind != ActionKind::gpu_double_buffer) continue;
+    ++doubled;
+    EXPECT_NE(x.program.schedule_text().find("double_buffer A_s; double_buffer B_s"), std::string::npos) << x.program.schedule_text();
+    auto c = analyze(x.program, t);
+    ASSERT_TRUE(c) << x.program.schedule_text();
+    EXPECT_NE(codegen::print_for_backend(c->kernel).find("A_s_staged"), std::string::npos);
+    // Once double-buffered, it is not offered again.
+    for (const auto& y : enumerate_actions(x.program, *c, AgentLayer::memory, t)) EXPECT_NE(y.kind, ActionKind::gpu_double_buffer);
+  }
+  EXPECT_EQ(doubled, 1);
 }
 
 }  // namespace
