@@ -388,6 +388,22 @@ TEST(PrimitiveErrors, DoubleBufferingOneOfTwoCachesOfALoopIsRejectedAtLowering) 
   }
 }
 
+TEST(PrimitiveErrors, DoubleBufferingACopyOfTooManyElementsPerThreadIsRejectedAtLowering) {
+  // As's 8 x 16 panel copied by every thread alone (its loops bound to no thread): 128 registers each.
+  std::string text = std::string(kGpuMatmul) +
+                     "schedule cuda\n  Y: split m 8 -> mo mi; split n 8 -> no ni; split k 16 -> ko ki; reorder mo no mi ni ko ki; bind mo block.x; bind mi thread.y; bind ni thread.x\n"
+                     "memory cuda\n  Y: cache_read A shared at ko -> As; double_buffer As\n";
+  auto p = valid(text);
+  ASSERT_TRUE(p);
+  try {
+    lower::lower_kernel(*p, default_target(Backend::cuda));
+    ADD_FAILURE() << "a double-buffered copy of 128 elements per thread lowered";
+  } catch (const DiagnosticError& e) {
+    std::string r = e.what();
+    EXPECT_NE(r.find("each thread would stage 128 elements of `As` in registers (at most 64)"), std::string::npos) << r;
+  }
+}
+
 // ---------------------------------------------------------------- pad on an output (lowering)
 
 TEST(PrimitiveErrors, PadOnAnOutputIsRejectedAtLowering) {
