@@ -1,13 +1,17 @@
-// Vectorised tree evaluation. Each stage is evaluated over chunks of up to kLanes output elements;
-// every expression node owns a lane buffer. Reductions either loop over their points with all lanes
+// Vectorised tree evaluation. Each stage is evaluated over chunks of up to kLanes output elements
+// (contiguous ranges of chunks on several threads when the stage is large, each thread with its own
+// tree); every expression node owns a lane buffer. Reductions either loop over their points with all lanes
 // at once, or, when few lanes are active (a global sum), turn their points into lanes.
 #include "interp/interpreter.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <memory>
+#include <thread>
 
 #include "ir/printer.h"
 #include "ir/semantics.h"
@@ -71,16 +75,20 @@ class Evaluator {
  public:
   explicit Evaluator(std::vector<TensorData>& store) : store_(store) {}
 
-  void run_stage(const StageInfo& st, TensorData& out) {
+  // Elements [begin, end) of the stage's output (row-major); the chunks of kLanes start at `begin`.
+  void run_stage(const StageInfo& st, TensorData& out, int64_t begin, int64_t end) {
     st_ = &st;
     std::unique_ptr<Node> root = build(*st.body);
     Frame frame(st.vars.size());
-    int64_t total = out.size();
     std::vector<int64_t> extents;
     for (int v = 0; v < st.n_lhs; ++v) extents.push_back(st.vars[v].extent);
     std::vector<int64_t> counter(extents.size(), 0);
-    for (int64_t start = 0; start < total; start += kLanes) {
-      int n = static_cast<int>(std::min<int64_t>(kLanes, total - start));
+    for (size_t k = extents.size(), rest = static_cast<size_t>(begin); k-- > 0;) {
+      counter[k] = static_cast<int64_t>(rest % static_cast<size_t>(extents[k]));
+      rest /= static_cast<size_t>(extents[k]);
+    }
+    for (int64_t start = begin; start < end; start += kLanes) {
+      int n = static_cast<int>(std::min<int64_t>(kLanes, end - start));
       frame.n = n;
       // Row-major decomposition of flat indices start..start+n-1 into the left-side variables.
       for (int l = 0; l < n; ++l) {
@@ -542,6 +550,39 @@ class Evaluator {
 
 }  // namespace
 
+namespace {
+
+// One stage over contiguous ranges of its output, a thread each when there is enough work (at least
+// kChunksPerThread chunks of kLanes per thread). Every element is computed exactly as by one thread;
+// a fault is the one of the lowest range that had one, as one thread would have stopped at it.
+constexpr int64_t kChunksPerThread = 16;
+
+void run_stage_on_threads(std::vector<TensorData>& store, const StageInfo& st, TensorData& out, unsigned threads) {
+  int64_t total = out.size();
+  int64_t chunks = (total + kLanes - 1) / kLanes;
+  int64_t parts = std::min<int64_t>(threads, chunks / kChunksPerThread);
+  if (parts <= 1) {
+    Evaluator(store).run_stage(st, out, 0, total);
+    return;
+  }
+  std::vector<std::exception_ptr> failed(static_cast<size_t>(parts));
+  std::vector<std::thread> pool;
+  for (int64_t t = 0; t < parts; ++t)
+    pool.emplace_back([&, t] {
+      int64_t begin = chunks * t / parts * kLanes, end = std::min(total, chunks * (t + 1) / parts * kLanes);
+      try {
+        Evaluator(store).run_stage(st, out, begin, end);
+      } catch (...) {
+        failed[static_cast<size_t>(t)] = std::current_exception();
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace
+
 void check_interpretable(const Program& p) {
   // Every tensor is held in 8-byte values; refuse clearly rather than fail deep inside an allocation.
   double bytes = 0;
@@ -564,12 +605,12 @@ std::vector<TensorData> interpret(const Program& p, const std::vector<TensorData
                                               dtype_name(t.dtype), fmt::join(t.shape, ", "), inputs[k].shape_text()));
     store[p.inputs[k]] = inputs[k];
   }
-  Evaluator ev(store);
+  unsigned threads = opts.threads > 0 ? static_cast<unsigned>(opts.threads) : std::max(1u, std::thread::hardware_concurrency());
   try {
     for (const auto& st : p.stages) {
       const TensorInfo& t = p.tensors[st.tensor];
       store[st.tensor] = TensorData(t.name, t.dtype, t.shape);
-      ev.run_stage(st, store[st.tensor]);
+      run_stage_on_threads(store, st, store[st.tensor], threads);
     }
   } catch (const RuntimeFault& f) {
     DiagnosticList d;

@@ -14,6 +14,7 @@ namespace ekb {
 
 struct InterpretOptions {
   bool keep_intermediates = false;  // also return intermediate stages (after the outputs)
+  int threads = 0;                  // threads for a large stage; 0: the machine's (results do not depend on it)
 };
 
 // Throws std::runtime_error when the program is too large to interpret in memory (all its tensors

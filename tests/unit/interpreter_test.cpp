@@ -1,5 +1,6 @@
 // The reference interpreter's semantics, each pinned to values computed by hand or by plain loops.
 #include <cmath>
+#include <cstring>
 
 #include "ir/float16.h"
 #include "test_util.h"
@@ -40,6 +41,40 @@ TEST(Interpreter, MatmulMatchesPlainLoops) {
       for (int k = 0; k < 65; ++k) s += in[0].f[m * 65 + k] * in[1].f[k * 17 + n];
       ASSERT_DOUBLE_EQ(out[0].f[m * 17 + n], s) << m << "," << n;
     }
+}
+
+// A large stage is split over threads (contiguous ranges of its output): every element is the same
+// bit for bit as on one thread, with a reduction and a stage that reads the previous one.
+TEST(Interpreter, ThreadsGiveTheSameResultsBitForBit) {
+  auto p = valid("kernel mm\n  dim M = 300, N = 257, K = 31\n  in A : f32[M, K]\n  in B : f32[K, N]\n  out C : f32[M, N]\n"
+                 "  T[m, n] = sum(k) A[m, k] * B[k, n]\n  C[m, n] = tanh(T[m, n]) + T[m, (n + 1) % N]\n");
+  ASSERT_TRUE(p);
+  auto in = generate_inputs(*p, 3);
+  InterpretOptions one, many;
+  one.threads = 1;
+  many.threads = 7;  // (M x N / 1024 = 75 chunks: 4 ranges of at least 16 chunks; none ends on a row)
+  auto a = interpret(*p, in, one), b = interpret(*p, in, many);
+  ASSERT_EQ(a.at(0).size(), b.at(0).size());
+  int64_t differ = 0;
+  for (int64_t k = 0; k < a[0].size(); ++k) differ += std::memcmp(&a[0].f[k], &b[0].f[k], sizeof(double)) != 0;
+  EXPECT_EQ(differ, 0);
+}
+
+// A fault in the last range is reported from the thread that met it, as one thread reports it.
+TEST(Interpreter, AFaultOnAnotherThreadIsReported) {
+  auto p = valid("kernel t\n  dim N = 100000\n  in A : i32[N] ~ int(1, 3)\n  out Y : i32[N]\n  Y[i] = 10 / (A[i] - select(i == N - 1, A[i], 0))\n");
+  ASSERT_TRUE(p);
+  auto in = generate_inputs(*p, 1);
+  for (int threads : {1, 4}) {
+    InterpretOptions o;
+    o.threads = threads;
+    try {
+      interpret(*p, in, o);
+      ADD_FAILURE() << "no fault with " << threads << " threads";
+    } catch (const DiagnosticError& e) {
+      EXPECT_NE(std::string(e.what()).find("while evaluating"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Interpreter, IntegersWrapInTheirType) {
