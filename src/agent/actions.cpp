@@ -34,7 +34,7 @@ const std::vector<ActionKindInfo>& action_kinds() {
       {K::constant_divisor, L0, "constant divisor", "a division by a constant becomes a multiplication by its reciprocal"},
       {K::split_reduction, L0, "split reduction", "a reduction inside an element-wise expression becomes a stage of its own"},
       {K::serial, L1, "serial", "the whole program on one thread (no parallel loops)"},
-      {K::parallel, L1, "parallel", "a stage's parallel loop added, moved one level inward (or fused with the next), or removed"},
+      {K::parallel, L1, "parallel", "a stage's parallel loop added, moved one level inward (or fused with the next), split in as many pieces as threads and made outermost, or removed"},
       {K::vectorize, L1, "vectorize", "a stage's innermost pure loop in one, two or four vector registers of lanes, or none"},
       {K::unroll, L1, "unroll", "one of the two innermost serial loops unrolled by 2, 4, 8 or fully, or no longer"},
       {K::reorder, L1, "reorder", "two neighbouring loops swapped"},

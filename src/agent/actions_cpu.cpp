@@ -1,9 +1,11 @@
 // The CPU action tables (actions.h): L1 marks and loop nests, L2 placement, register tiles and
 // vector reductions.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
+#include <sstream>
 
 #include "agent/action_util.h"
 #include "agent/cpu_actions.h"
@@ -32,6 +34,60 @@ const LoopInfo* innermost_pure(const StageView& v) {
 
 // ---- L1: marks on the existing nest ----
 
+// `p` with every memory directive that places something at `stage`'s loop `from` placing it at `to`
+// (`cache_write ... at from`, `cache_read ... at from` on the stage's own line; `compute_at stage
+// from`, `store_at stage from` on the others').
+std::vector<std::string> words_of(const std::string& directive) {
+  std::vector<std::string> w;
+  std::istringstream in(directive);
+  for (std::string x; in >> x;) w.push_back(x);
+  return w;
+}
+
+AgentProgram with_attach_point_renamed(AgentProgram p, const std::string& stage, const std::string& from, const std::string& to) {
+  for (auto& line : p.l2)
+    for (auto& d : line.directives) {
+      std::vector<std::string> w = words_of(d);
+      if (w.empty()) continue;
+      bool own = line.stage == stage && (w[0] == "cache_write" || w[0] == "cache_read");
+      for (size_t i = 1; i < w.size(); ++i) {
+        if (own && w[i - 1] == "at" && w[i] == from) w[i] = to;
+        if (!own && (w[0] == "compute_at" || w[0] == "store_at") && i == 2 && w[1] == stage && w[i] == from) w[i] = to;
+      }
+      d = fmt::format("{}", fmt::join(w, " "));
+    }
+  return p;
+}
+
+// A parallel loop inside serial pure loops starts its threads once per iteration of those: split in
+// as many pieces as threads, the piece loop outermost and parallel, each thread owns a contiguous
+// share and the threads start once (work the loops between compute, e.g. a packed panel, is done
+// by each thread for its share).
+void hoisted_parallel_action(const AgentProgram& p, const StageView& v, const Target& t, size_t mark, const std::string& cur,
+                             std::vector<Action>& out) {
+  const std::string& s = v.stage->name;
+  size_t pos = 0;
+  while (pos < v.loops.size() && v.loops[pos].name != cur) ++pos;
+  if (pos == 0 || pos == v.loops.size() || t.threads < 2) return;
+  const LoopInfo& l = v.loops[pos];
+  if (l.extent % t.threads != 0 || l.extent / t.threads < 2) return;
+  for (size_t i = 0; i < pos; ++i)
+    if (v.loops[i].reduction || v.loops[i].kind != lir::LoopKind::serial) return;
+  std::string piece = l.name + "_t", share = l.name + "_s";
+  for (const auto& x : v.loops)
+    if (x.name == piece || x.name == share) return;
+  std::vector<std::string> order = {piece};
+  for (size_t i = 0; i < v.loops.size(); ++i)
+    if (!v.loops[i].reduction) order.push_back(i == pos ? share : v.loops[i].name);
+  AgentProgram q = with_replaced(p, s, false, mark, "");
+  q = with_structure(q, s, fmt::format("split {} {} -> {} {}", l.name, l.extent / t.threads, piece, share));
+  q = with_structure(q, s, fmt::format("reorder {}", fmt::join(order, " ")));
+  q = with_appended(q, s, "parallel " + piece, false);
+  q = with_attach_point_renamed(q, s, l.name, share);
+  add(out, AgentLayer::schedule, ActionKind::parallel, fmt::format("{}: parallel {} in {} pieces, outermost", s, l.name, t.threads),
+      std::move(q));
+}
+
 void parallel_actions(const AgentProgram& p, const StageView& v, const Target& t, std::vector<Action>& out) {
   const std::string& s = v.stage->name;
   const StageLine* line = p.line(s, false);
@@ -44,6 +100,7 @@ void parallel_actions(const AgentProgram& p, const StageView& v, const Target& t
       if (v.loops[i].name == cur && !v.loops[i + 1].reduction && v.loops[i + 1].kind == lir::LoopKind::serial)
         add(out, AgentLayer::schedule, ActionKind::parallel, fmt::format("{}: parallel {} instead of {}", s, v.loops[i + 1].name, cur),
             with_replaced(p, s, false, have[0], "parallel " + v.loops[i + 1].name));
+    hoisted_parallel_action(p, v, t, have[0], cur, out);
     return;
   }
   if (!v.root() || t.threads < 2) return;

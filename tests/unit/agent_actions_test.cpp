@@ -77,6 +77,55 @@ TEST(AgentActions, RegisterTilesFitTheVectorRegisters) {
   EXPECT_GT(tiles, 4);
 }
 
+// A parallel loop inside a serial one (the threads start once per iteration of it) can be split in
+// as many pieces as threads, the piece loop outermost and parallel; the memory directives placed at
+// the old loop follow it to the share each thread runs, and the program lowers with one parallel loop,
+// the outermost.
+TEST(AgentActions, AParallelLoopInsideASerialOneCanBeHoistedAsThreadPieces) {
+  const char* text = R"(kernel mm
+  dim M = 64, N = 64, K = 32
+  in A : f32[M, K]
+  in B : f32[K, N]
+  out C : f32[M, N]
+  C[m, n] = sum(k) A[m, k] * B[k, n]
+)";
+  const char* sections = R"(schedule cpu
+  C: tile m n 4 16 -> m_o n_o m_i n_i; reorder n_o m_o m_i n_i; parallel m_o
+  C_l: reorder k m_i; unroll m_i
+memory cpu
+  C: pack B 1 16 -> B_p; cache_write local at m_o -> C_l
+  B_p: compute_at C n_o
+)";
+  Target t = avx2();
+  auto prog = load_program(std::make_shared<SourceFile>("mm.ekb", text));
+  AgentProgram p = program_from(default_program(*prog, t).kernel, sections, Backend::cpu);
+  auto a = analyze(p, t);
+  ASSERT_TRUE(a) << p.schedule_text();
+  int found = 0;
+  for (const auto& x : enumerate_actions(p, *a, AgentLayer::schedule, t)) {
+    if (x.name != "C: parallel m_o in 2 pieces, outermost") continue;
+    ++found;
+    std::string st = x.program.schedule_text();
+    EXPECT_NE(st.find("split m_o 8 -> m_o_t m_o_s; reorder m_o_t n_o m_o_s m_i n_i; parallel m_o_t"), std::string::npos) << st;
+    EXPECT_NE(st.find("cache_write local at m_o_s -> C_l"), std::string::npos) << st;
+    EXPECT_NE(st.find("B_p: compute_at C n_o"), std::string::npos) << st;  // (not at the moved loop: unchanged)
+    auto b = analyze(x.program, t);
+    ASSERT_TRUE(b) << st;
+    std::string c = codegen::print_for_backend(b->kernel);
+    size_t omp = c.find("#pragma omp parallel for");
+    ASSERT_NE(omp, std::string::npos) << c;
+    EXPECT_EQ(c.find("#pragma omp parallel for", omp + 1), std::string::npos) << c;
+    EXPECT_NE(c.find("for (int64_t v_C_m_o_t = 0; v_C_m_o_t < 2;", omp), std::string::npos) << c;
+  }
+  EXPECT_EQ(found, 1);
+  // Already outermost: nothing to hoist.
+  AgentProgram outer = program_from(p.kernel, std::string(sections).replace(std::string(sections).find("parallel m_o"), 12, "parallel n_o"),
+                                    Backend::cpu);
+  auto o = analyze(outer, t);
+  ASSERT_TRUE(o);
+  for (const auto& x : enumerate_actions(outer, *o, AgentLayer::schedule, t)) EXPECT_EQ(x.name.find("pieces, outermost"), std::string::npos) << x.name;
+}
+
 TEST(AgentActions, TheReciprocalRewriteKeepsTheInterface) {
   Target t = avx2();
   const Task* task = suite().find("softmax_attn_4x64x64");
