@@ -6,7 +6,7 @@
 // worker does when the harness hands it a kept object (harness/compile_cache.h) instead of compiling:
 // the key hashed from the source, the file read, the object loaded and linked (median over tasks).
 //
-// Usage: compile_latency_bench [--suite DIR] [--reps 3] [--schedule default|none|FILE] [--top 8] [--all] [--cflag FLAG]...
+// Usage: compile_latency_bench [--suite DIR] [--reps 3] [--schedule default|none|FILE] [--top 8] [--all] [--cflag FLAG]... [--opt N]
 // (--cflag adds a compiler flag, to measure what a flag costs or saves; the default is ekb's flags.)
 #include <cstdio>
 
@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   app.add_option("--top", top, "how many of the slowest tasks to list")->capture_default_str();
   app.add_flag("--all", all, "print every task's figures");
   app.add_option("--cflag", copts.extra_flags, "an extra compiler flag (repeatable), to measure what it costs or saves");
+  app.add_option("--opt", copts.opt_level, "the optimization level (-O0 to -O3; ekb compiles at 3)")->capture_default_str()->check(CLI::Range(0, 3));
   CLI11_PARSE(app, argc, argv);
   try {
     std::filesystem::path dir = suite_dir.empty() ? ekb::default_suite_dir() : std::filesystem::path(suite_dir);
