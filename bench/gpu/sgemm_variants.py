@@ -13,9 +13,12 @@ after an L2 flush. Every kernel's result is checked against cuBLAS's.
   python3 bench/gpu/sgemm_variants.py [--n 4096] [--reps 20] [--cu FILE]...
 Needs PyTorch with CUDA, libnvrtc and libcuda (the GPU machine's /opt/torch/.venv/bin/python).
 """
-import argparse, ctypes, glob, os, re
+import argparse, ctypes, glob, os, re, sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from h200_bench import timed  # noqa: E402 (each repetition after an L2 flush, medians of device events)
 
 torch.backends.cuda.matmul.allow_tf32 = False
 
@@ -200,22 +203,6 @@ def launcher(fn, grid, block, bufs):
     return run
 
 
-def timed(fn, reps, flush):
-    fn()
-    torch.cuda.synchronize()
-    ms = []
-    for _ in range(reps):
-        flush.zero_()
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ms.append(a.elapsed_time(b))
-    ms.sort()
-    return ms[len(ms) // 2], ms[len(ms) // 4], ms[(3 * len(ms)) // 4]
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=4096)
@@ -226,13 +213,12 @@ def main():
     torch.cuda.init()
     major, minor = torch.cuda.get_device_capability()
     arch = f"{major}{minor}"
-    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4 + (8 << 20), device="cuda")
     A = torch.randn(n, n, device="cuda")
     B = torch.randn(n, n, device="cuda")
     C = torch.empty(n, n, device="cuda")
     ref = torch.matmul(A, B)
     scale = ref.abs().max().item()
-    peer = timed(lambda: torch.matmul(A, B, out=C), args.reps, flush)
+    peer = timed(lambda: torch.matmul(A, B, out=C), args.reps)
     print(f"device: {torch.cuda.get_device_name()} (sm_{arch}); SGEMM {n}^3 f32; {args.reps} repetitions, L2 flushed before each")
     print(f"| kernel | registers | ms (IQR) | cuBLAS / kernel | max err / max value |")
     print(f"|---|---|---|---|---|")
@@ -258,7 +244,7 @@ def main():
         run()
         torch.cuda.synchronize()
         err = (C - ref).abs().max().item() / scale
-        t = timed(run, args.reps, flush)
+        t = timed(run, args.reps)
         print(f"| {name} | {regs} | {t[0]:.4f} ({t[1]:.4f}-{t[2]:.4f}) | {peer[0] / t[0]:.3f} | {err:.1e} |")
 
 

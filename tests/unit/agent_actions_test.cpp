@@ -19,6 +19,19 @@ const Suite& suite() {
   return s;
 }
 
+// A 256^3 matmul, the GPU tables' test kernel.
+std::shared_ptr<Program> matmul_256() {
+  return load_program(std::make_shared<SourceFile>("mm.ekb", R"(kernel mm
+  category gemm
+  domain general
+  dim M = 256, N = 256, K = 256
+  in A : f32[M, K]
+  in B : f32[K, N]
+  out C : f32[M, N]
+  C[m, n] = sum(k) A[m, k] * B[k, n]
+)"));
+}
+
 Target avx2() {
   Target t = default_target(Backend::cpu);
   set_isa(t, Isa::avx2);
@@ -179,16 +192,7 @@ TEST(AgentActions, GpuTablesGiveLegalRevisionsForEveryTask) {
 }
 
 TEST(AgentActions, GpuBlockTilesLowerWithinAProfilesLimits) {
-  const char* text = R"(kernel mm
-  category gemm
-  domain general
-  dim M = 256, N = 256, K = 256
-  in A : f32[M, K]
-  in B : f32[K, N]
-  out C : f32[M, N]
-  C[m, n] = sum(k) A[m, k] * B[k, n]
-)";
-  auto prog = load_program(std::make_shared<SourceFile>("mm.ekb", text));
+  auto prog = matmul_256();
   for (const char* profile : {"h200-cuda", "mali-g57-opencl"}) {
     Target t = find_device(profile).target();
     AgentProgram p = default_program(*prog, t);
@@ -210,16 +214,7 @@ TEST(AgentActions, GpuBlockTilesLowerWithinAProfilesLimits) {
 // After a block tile, the next round of L2 actions double-buffers its shared panels; the program
 // lowers (two copies of each panel in shared memory, the next one staged in registers).
 TEST(AgentActions, ABlockTilesPanelsCanBeDoubleBuffered) {
-  const char* text = R"(kernel mm
-  category gemm
-  domain general
-  dim M = 256, N = 256, K = 256
-  in A : f32[M, K]
-  in B : f32[K, N]
-  out C : f32[M, N]
-  C[m, n] = sum(k) A[m, k] * B[k, n]
-)";
-  auto prog = load_program(std::make_shared<SourceFile>("mm.ekb", text));
+  auto prog = matmul_256();
   Target t = find_device("h200-cuda").target();
   AgentProgram p = default_program(*prog, t);
   auto a = analyze(p, t);

@@ -372,20 +372,25 @@ TEST(PrimitiveErrors, DoubleBufferedCachesLowerToTwoCopiesAndAStagedCopy) {
   EXPECT_EQ(barriers, 2u) << loops;  // after the first panel, and once per step
 }
 
+// Lowering `text` for cuda fails with an error containing `needle`.
+void expect_cuda_lowering_error(const std::string& text, const std::string& needle) {
+  auto p = valid(text);
+  ASSERT_TRUE(p);
+  try {
+    lower::lower_kernel(*p, default_target(Backend::cuda));
+    ADD_FAILURE() << "lowered, but should fail with: " << needle;
+  } catch (const DiagnosticError& e) {
+    std::string r = e.what();
+    EXPECT_NE(r.find(needle), std::string::npos) << r;
+  }
+}
+
 TEST(PrimitiveErrors, DoubleBufferingOneOfTwoCachesOfALoopIsRejectedAtLowering) {
   std::string text = std::string(kGpuMatmul) +
                      "schedule cuda\n  Y: split m 8 -> mo mi; split n 8 -> no ni; split k 8 -> ko ki; reorder mo no mi ni ko ki; bind mo block.x; bind mi thread.y; bind ni thread.x\n"
                      "  As: bind ax0 thread.y; bind ax1 thread.x\n  Bs: bind ax0 thread.y; bind ax1 thread.x\n"
                      "memory cuda\n  Y: cache_read A shared at ko -> As; cache_read B shared at ko -> Bs; double_buffer As\n";
-  auto p = valid(text);
-  ASSERT_TRUE(p);
-  try {
-    lower::lower_kernel(*p, default_target(Backend::cuda));
-    ADD_FAILURE() << "one of two caches of a loop double-buffered lowered";
-  } catch (const DiagnosticError& e) {
-    std::string r = e.what();
-    EXPECT_NE(r.find("`Bs` is copied in the same loop but not double-buffered"), std::string::npos) << r;
-  }
+  expect_cuda_lowering_error(text, "`Bs` is copied in the same loop but not double-buffered");
 }
 
 TEST(PrimitiveErrors, DoubleBufferingACopyOfTooManyElementsPerThreadIsRejectedAtLowering) {
@@ -393,15 +398,7 @@ TEST(PrimitiveErrors, DoubleBufferingACopyOfTooManyElementsPerThreadIsRejectedAt
   std::string text = std::string(kGpuMatmul) +
                      "schedule cuda\n  Y: split m 8 -> mo mi; split n 8 -> no ni; split k 16 -> ko ki; reorder mo no mi ni ko ki; bind mo block.x; bind mi thread.y; bind ni thread.x\n"
                      "memory cuda\n  Y: cache_read A shared at ko -> As; double_buffer As\n";
-  auto p = valid(text);
-  ASSERT_TRUE(p);
-  try {
-    lower::lower_kernel(*p, default_target(Backend::cuda));
-    ADD_FAILURE() << "a double-buffered copy of 128 elements per thread lowered";
-  } catch (const DiagnosticError& e) {
-    std::string r = e.what();
-    EXPECT_NE(r.find("each thread would stage 128 elements of `As` in registers (at most 64)"), std::string::npos) << r;
-  }
+  expect_cuda_lowering_error(text, "each thread would stage 128 elements of `As` in registers (at most 64)");
 }
 
 // ---------------------------------------------------------------- pad on an output (lowering)
