@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <sstream>
 
 #include "schedule/schedule.h"
 
@@ -31,6 +32,13 @@ std::string directive_word(const std::string& d) { return d.substr(0, d.find(' '
 bool is_mark(const std::string& d) {
   std::string w = directive_word(d);
   return w == "parallel" || w == "vectorize" || w == "unroll" || w == "bind";
+}
+
+std::vector<std::string> words_of(const std::string& directive) {
+  std::vector<std::string> w;
+  std::istringstream in(directive);
+  for (std::string x; in >> x;) w.push_back(x);
+  return w;
 }
 
 std::vector<size_t> find_directives(const StageLine* line, const std::string& word) {

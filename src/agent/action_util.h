@@ -29,6 +29,7 @@ std::vector<StageView> stage_views(const Analysis& a);
 
 bool is_mark(const std::string& directive);  // parallel, vectorize, unroll, bind
 std::string directive_word(const std::string& directive);
+std::vector<std::string> words_of(const std::string& directive);  // "cache_write local at m_o -> C_l": six
 // The directives of `line` that start with `word` ("parallel"), by position.
 std::vector<size_t> find_directives(const StageLine* line, const std::string& word);
 // `p` with `dir` inserted into `stage`'s L1 line before its first mark (structure first).

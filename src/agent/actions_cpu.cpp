@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <sstream>
 
 #include "agent/action_util.h"
 #include "agent/cpu_actions.h"
@@ -37,13 +36,6 @@ const LoopInfo* innermost_pure(const StageView& v) {
 // `p` with every memory directive that places something at `stage`'s loop `from` placing it at `to`
 // (`cache_write ... at from`, `cache_read ... at from` on the stage's own line; `compute_at stage
 // from`, `store_at stage from` on the others').
-std::vector<std::string> words_of(const std::string& directive) {
-  std::vector<std::string> w;
-  std::istringstream in(directive);
-  for (std::string x; in >> x;) w.push_back(x);
-  return w;
-}
-
 AgentProgram with_attach_point_renamed(AgentProgram p, const std::string& stage, const std::string& from, const std::string& to) {
   for (auto& line : p.l2)
     for (auto& d : line.directives) {

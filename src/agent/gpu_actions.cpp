@@ -198,13 +198,8 @@ void double_buffer_actions(const AgentProgram& p, const StageView& v, std::vecto
   if (!line || !find_directives(line, "double_buffer").empty()) return;
   std::vector<std::string> caches;
   for (size_t i : find_directives(line, "cache_read")) {
-    const std::string& d = line->directives[i];
-    size_t arrow = d.find("->");
-    if (d.find(" shared at ") == std::string::npos || arrow == std::string::npos) continue;
-    std::string name = d.substr(arrow + 2);
-    name.erase(0, name.find_first_not_of(' '));
-    name.erase(name.find_last_not_of(' ') + 1);
-    caches.push_back(name);
+    std::vector<std::string> w = words_of(line->directives[i]);  // cache_read X shared at AXIS -> NAME
+    if (w.size() == 7 && w[2] == "shared" && w[3] == "at" && w[5] == "->") caches.push_back(w[6]);
   }
   if (caches.empty()) return;
   AgentProgram q = p;

@@ -232,6 +232,19 @@ StmtP comment(const std::string& text) {
   return s;
 }
 StmtP barrier() { return make_stmt(SK::barrier); }
+
+StmtP map_exprs(const StmtP& s, const std::function<ExprP(const ExprP&)>& f) {
+  if (!s) return s;
+  auto c = std::make_shared<Stmt>(*s);
+  auto g = [&](const ExprP& x) { return x ? f(x) : x; };
+  c->min = g(s->min);
+  c->extent = g(s->extent);
+  c->value = g(s->value);
+  for (auto& i : c->indices) i = g(i);
+  for (auto& m : c->alloc.mins) m = g(m);
+  for (auto& b : c->body) b = map_exprs(b, f);
+  return c;
+}
 StmtP thread_reduce(ReduceOp op, const std::string& accumulator, const std::string& thread_var, int gpu_axis, int64_t threads) {
   auto s = make_stmt(SK::thread_reduce);
   s->redop = op;

@@ -4,6 +4,7 @@
 // lets and guards. One IR for every backend; backends differ in their printer's dialect table.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -111,6 +112,10 @@ StmtP if_then(ExprP cond, StmtP then_s, StmtP else_s = nullptr);
 StmtP comment(const std::string& text);
 StmtP barrier();
 StmtP thread_reduce(ReduceOp op, const std::string& accumulator, const std::string& thread_var, int gpu_axis, int64_t threads);
+
+// A copy of `s` with `f` applied to every expression in it (loop bounds, values, conditions, store
+// indices, allocation mins), at every depth: the statement shape is kept.
+StmtP map_exprs(const StmtP& s, const std::function<ExprP(const ExprP&)>& f);
 
 // A readable dump of the loop IR (`ekb compile --emit loops`), for people and golden tests.
 std::string to_string(const ExprP& e);

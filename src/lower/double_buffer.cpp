@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 
 #include "loops/graph.h"
@@ -21,47 +22,29 @@ constexpr int64_t kMaxStaged = 64;
 
 using Subst = std::vector<std::pair<std::string, ExprP>>;
 
-ExprP subst(const ExprP& e, const Subst& m) { return e ? simplify(substitute(e, m)) : e; }
-
-// A copy of `s` with `m` substituted in every expression and each serial or vectorized loop unrolled
-// (`unroll` true); stores go through `on_store`.
+// A copy of `s` with `m` substituted (and simplified) in every expression and each serial or
+// vectorized loop unrolled (`unroll` true); stores go through `on_store`.
 template <typename F>
 StmtP rewrite(const StmtP& s, const Subst& m, bool unroll, F&& on_store) {
-  if (!s) return s;
-  if (s->kind == SK::store) {
-    std::vector<ExprP> idx;
-    for (const auto& i : s->indices) idx.push_back(subst(i, m));
-    return on_store(*s, idx, subst(s->value, m));
-  }
-  auto c = std::make_shared<lir::Stmt>(*s);
-  c->min = subst(s->min, m);
-  c->extent = subst(s->extent, m);
-  c->value = subst(s->value, m);
-  for (auto& i : c->indices) i = subst(i, m);
-  for (auto& mn : c->alloc.mins) mn = subst(mn, m);
-  for (auto& b : c->body) b = rewrite(b, m, unroll, on_store);
-  if (unroll && s->kind == SK::for_ && (s->loop == LoopKind::serial || s->loop == LoopKind::vectorized)) c->loop = LoopKind::unrolled;
-  return c;
+  std::function<StmtP(const StmtP&)> walk = [&](const StmtP& x) -> StmtP {
+    if (!x) return x;
+    if (x->kind == SK::store) return on_store(*x);
+    auto c = std::make_shared<lir::Stmt>(*x);
+    for (auto& b : c->body) b = walk(b);
+    if (unroll && x->kind == SK::for_ && (x->loop == LoopKind::serial || x->loop == LoopKind::vectorized)) c->loop = LoopKind::unrolled;
+    return c;
+  };
+  return walk(map_exprs(s, [&](const ExprP& e) { return simplify(substitute(e, m)); }));
 }
 
-// Every load of `buffer` in `e` with `first` put before its indices.
-ExprP with_leading_index(const ExprP& e, const std::string& buffer, const ExprP& first) {
-  if (!e) return e;
-  auto c = std::make_shared<lir::Expr>(*e);
-  for (auto& a : c->args) a = with_leading_index(a, buffer, first);
-  if (e->kind == EK::load && e->name == buffer) c->args.insert(c->args.begin(), first);
-  return c;
-}
-
-StmtP with_leading_index(const StmtP& s, const std::string& buffer, const ExprP& first) {
-  if (!s) return s;
-  auto c = std::make_shared<lir::Stmt>(*s);
-  c->min = with_leading_index(s->min, buffer, first);
-  c->extent = with_leading_index(s->extent, buffer, first);
-  c->value = with_leading_index(s->value, buffer, first);
-  for (auto& i : c->indices) i = with_leading_index(i, buffer, first);
-  for (auto& b : c->body) b = with_leading_index(b, buffer, first);
-  return c;
+// `s` with every load of the cache `b` given `first` before its indices (which of its copies).
+StmtP with_leading_index(const StmtP& s, const Buffer& b, const ExprP& first) {
+  return map_exprs(s, [&](const ExprP& e) {
+    return replace_loads(e, b.name, [&](std::vector<ExprP> idx) {
+      idx.insert(idx.begin(), first);
+      return load(b.name, b.type, std::move(idx));
+    });
+  });
 }
 
 // The one store of a copy nest, its enclosing serial loops (var, constant extent), or an error.
@@ -164,15 +147,15 @@ DoubleBuffered double_buffer_copies(const StmtP& body, const std::string& loop_v
     // Where step i + 1's element lands in the buffer as step i's allocation places it: its index
     // minus how far the region moved.
     std::vector<ExprP> moved;
-    for (const auto& mn : buf.mins) moved.push_back(simplify(sub(subst(mn, at_next), mn)));
-    firsts.push_back(rewrite(copy, {}, false, [&](const Stmt& st, std::vector<ExprP> idx, ExprP v) {
+    for (const auto& mn : buf.mins) moved.push_back(simplify(sub(simplify(substitute(mn, at_next)), mn)));
+    firsts.push_back(rewrite(copy, {}, false, [&](const Stmt& st) {
+      std::vector<ExprP> idx = st.indices;
       idx.insert(idx.begin(), int_imm(0));
-      return store(st.buffer, idx, v);
+      return store(st.buffer, idx, st.value);
     }));
-    fetches.push_back(rewrite(copy, at_next, true, [&](const Stmt&, std::vector<ExprP>, ExprP v) {
-      return store(reg.name, {lin}, v);
-    }));
-    puts.push_back(rewrite(copy, at_next, true, [&](const Stmt& st, std::vector<ExprP> idx, ExprP) {
+    fetches.push_back(rewrite(copy, at_next, true, [&](const Stmt& st) { return store(reg.name, {lin}, st.value); }));
+    puts.push_back(rewrite(copy, at_next, true, [&](const Stmt& st) {
+      std::vector<ExprP> idx = st.indices;
       for (size_t d = 0; d < idx.size() && d < moved.size(); ++d) idx[d] = simplify(sub(idx[d], moved[d]));
       idx.insert(idx.begin(), simplify(floormod(next, int_imm(2))));
       return store(st.buffer, idx, load(reg.name, reg.type, {lin}));
@@ -183,7 +166,7 @@ DoubleBuffered double_buffer_copies(const StmtP& body, const std::string& loop_v
 
   StmtP work = cur->body[bar + 1];
   ExprP slot = simplify(floormod(k, int_imm(2)));
-  for (const auto& c : caches) work = with_leading_index(work, c, slot);
+  for (const auto& c : caches) work = with_leading_index(work, *buffers[c], slot);
   ExprP has_next = lt(next, extent);
   firsts.push_back(barrier());
   StmtP step = block({if_then(lt(k, int_imm(1)), block(firsts)), if_then(has_next, block(fetches)), work,

@@ -75,16 +75,7 @@ struct Simplifier {
 
 // Substitutes a variable by an expression in every expression of a statement.
 StmtP substitute_stmt(const StmtP& st, const std::string& v, const ExprP& value) {
-  if (!st) return st;
-  auto c = std::make_shared<Stmt>(*st);
-  auto sub = [&](const ExprP& x) { return x ? substitute(x, {{v, value}}) : x; };
-  c->min = sub(c->min);
-  c->extent = sub(c->extent);
-  c->value = sub(c->value);
-  for (auto& i : c->indices) i = sub(i);
-  for (auto& m : c->alloc.mins) m = sub(m);
-  for (auto& b : c->body) b = substitute_stmt(b, v, value);
-  return c;
+  return map_exprs(st, [&](const ExprP& x) { return substitute(x, {{v, value}}); });
 }
 
 }  // namespace
