@@ -43,7 +43,7 @@ uint64_t flush_size(const EvalOptions& o) {
   return std::clamp<uint64_t>(l3 > 0 ? 2 * static_cast<uint64_t>(l3) : 64ull << 20, 8ull << 20, 64ull << 20);
 }
 
-// One kernel in its worker, with two argument slots.
+// One kernel in its worker, with two argument slots (`buf`, made before the worker starts).
 struct Side {
   std::unique_ptr<WorkerProcess> w;
   std::unique_ptr<SharedBuffers> buf;
@@ -75,11 +75,13 @@ struct Side {
   uint64_t scratch_bytes = 0;  // GPU: the program's scratch buffers, its own device memory
   std::string compiler, device;
 
-  bool start(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o, const std::vector<int>& cpus) {
+  WorkerStart how;
+  // Started, compiled and given its buffers (not yet sandboxed: see sandbox()).
+  bool prepare(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o, const std::vector<int>& cpus) {
     gpu = o.gpu.has_value();
-    buf = std::make_unique<SharedBuffers>(p, 2);
-    StartedWorker s = start_worker(p, *buf, WorkerStart{src, cplusplus, o.threads, cpus, o.memory_budget, o.cpu_seconds,
-                                                        flush_size(o), gpu ? &*o.gpu : nullptr, o.backend, o.profile});
+    how = WorkerStart{src, cplusplus, o.threads, cpus, o.memory_budget, o.cpu_seconds, flush_size(o), gpu ? &*o.gpu : nullptr,
+                      o.backend, o.profile};
+    StartedWorker s = prepare_worker(p, *buf, how);
     w = std::move(s.worker);
     compile_ms = s.compiled.value("compile_ms", 0.0);
     compile_cached = s.compiled.value("cached", false);
@@ -89,8 +91,13 @@ struct Side {
       device = s.compiled.value("device", nlohmann::json::object()).value("name", "");
     }
     if (!s.ok()) failure = s.failure;
-    else rss_mark = w->reset_peak_rss();
     return s.ok();
+  }
+  bool sandbox() {
+    Reply r = sandbox_worker(*w, how);
+    if (!r.ok()) failure = r;
+    else rss_mark = w->reset_peak_rss();
+    return r.ok();
   }
   // One call on `slot`: inputs written and outputs poisoned first; false (and `failure`) when it failed.
   // `locate` (a checking call, untimed): a GPU worker waits for each launch and names the one that fails.
@@ -250,7 +257,16 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
   } restore{pinned, saved};
 
   Side cand, base;
-  if (!cand.start(p, candidate_source, cplusplus, o, cpus)) return fail(e, cand.failure.outcome, cand.failure.message);
+  cand.buf = std::make_unique<SharedBuffers>(p, 2);
+  base.buf = std::make_unique<SharedBuffers>(p, 2);
+  SharedBuffers::fault_in_alternately(*cand.buf, *base.buf);
+  // Both workers are set up before either is sandboxed, and the candidate is checked only then (a
+  // worker that set up and ran alone before the other existed was measured slower than its twin).
+  auto baseline_failed = [&] { return fail(e, Outcome::baseline, std::string("the baseline failed: ") + base.failure.message); };
+  if (!cand.prepare(p, candidate_source, cplusplus, o, cpus)) return fail(e, cand.failure.outcome, cand.failure.message);
+  if (!base.prepare(p, baseline_source, false, o, cpus)) return baseline_failed();
+  if (!cand.sandbox()) return fail(e, cand.failure.outcome, cand.failure.message);
+  if (!base.sandbox()) return baseline_failed();
   e.compile_ms = cand.compile_ms;
   e.compile_cached = cand.compile_cached;
   e.compiler = cand.compiler;
@@ -272,11 +288,7 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
 
   if (over_budget(e, cand, o)) return e;
 
-  // 2. The baseline, in its own worker (a baseline failure is not the candidate's).
-  if (!base.start(p, baseline_source, false, o, cpus))
-    return fail(e, Outcome::baseline, std::string("the baseline failed: ") + base.failure.message);
-
-  // 3. Interleaved timing on fresh inputs, the candidate checked against the baseline each round,
+  // 2. Interleaved timing on fresh inputs, the candidate checked against the baseline each round,
   //    until enough time is measured and the speedup's interval is narrow enough (or the cap).
   std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
   auto t_start = std::chrono::steady_clock::now();
@@ -304,7 +316,10 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
         (cand_turn ? cand_total : base_total) += ms / 1000.0;
       }
     }
-    std::string bad = first_failing(compare_outputs(p, cand.buf->read_outputs(slot), base.buf->read_outputs(slot), 2.0));
+    // (Outputs bit for bit the baseline's pass whatever the rule; only others need the comparison.)
+    std::string bad = cand.buf->outputs_identical(slot, *base.buf)
+                          ? ""
+                          : first_failing(compare_outputs(p, cand.buf->read_outputs(slot), base.buf->read_outputs(slot), 2.0));
     if (!bad.empty())
       return fail(e, Outcome::wrong, fmt::format("timing round {} (fresh inputs, compared with the baseline): {}", r + 1, bad));
     int reps = static_cast<int>(cand.ms.size());

@@ -73,6 +73,18 @@ bool SharedBuffers::guards_intact() const {
   return ok;
 }
 
+void SharedBuffers::fault_in_alternately(SharedBuffers& a, SharedBuffers& b) {
+  constexpr size_t kPage = 4096;
+  size_t pages = (std::max(a.bytes_, b.bytes_) + kPage - 1) / kPage;
+  for (size_t i = 0; i < pages; ++i)
+    for (SharedBuffers* s : {&a, &b})
+      if (i * kPage < s->bytes_) {
+        // A write (the byte it holds): the page is allocated now, its content unchanged.
+        volatile unsigned char* at = s->base_ + i * kPage;
+        *at = *at;
+      }
+}
+
 SharedBuffers::~SharedBuffers() {
   if (base_) munmap(base_, bytes_);
   if (fd_ >= 0) close(fd_);
@@ -122,6 +134,13 @@ void SharedBuffers::poison_outputs(int slot, unsigned char pattern) {
     std::memset(base_ + offsets_[slot][a], fl ? 0xFF : pattern, sizes_[a]);
     write_back(base_ + offsets_[slot][a], sizes_[a]);
   }
+}
+
+bool SharedBuffers::outputs_identical(int slot, const SharedBuffers& other) const {
+  for (size_t a = p_.inputs.size(); a < sizes_.size(); ++a)
+    if (sizes_[a] != other.sizes_[a] || std::memcmp(base_ + offsets_[slot][a], other.base_ + other.offsets_[slot][a], sizes_[a]) != 0)
+      return false;
+  return true;
 }
 
 std::vector<TensorData> SharedBuffers::read_outputs(int slot) const {

@@ -23,6 +23,7 @@ class SharedBuffers {
 
   int fd() const { return fd_; }  // for the worker (sent once); the harness keeps its own mapping
   size_t bytes() const { return bytes_; }
+  unsigned char* mapped() const { return base_; }  // the harness's mapping of all of it
   int slots() const { return slots_; }
   nlohmann::json layout() const;  // [[offset of each argument] per slot]
   const std::vector<size_t>& sizes() const { return sizes_; }  // bytes of each argument
@@ -32,9 +33,16 @@ class SharedBuffers {
   bool inputs_equal(int slot, const std::vector<HostBuffer>& inputs) const;
   void poison_outputs(int slot, unsigned char pattern);  // floats get NaN, other types `pattern` bytes
   std::vector<TensorData> read_outputs(int slot) const;
+  // Every output of `slot` holds the same bytes as in `other` (the same program's buffers).
+  bool outputs_identical(int slot, const SharedBuffers& other) const;
   // Guard zones around every buffer (4 KiB of a known byte): a write out of bounds shows here.
   bool guards_intact() const;
   void reset_guards();
+  // Gives both sides' buffers their memory page by page in turn (a page of `a`, a page of `b`, ...),
+  // so that neither gets the pages the system hands out first: which physical pages a buffer gets
+  // (scattered or contiguous, in a virtual machine also how the host maps them) changes the time of a
+  // memory-bound kernel by several per cent, and would always favour the side whose memory came second.
+  static void fault_in_alternately(SharedBuffers& a, SharedBuffers& b);
 
  private:
   const Program& p_;

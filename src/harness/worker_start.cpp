@@ -30,7 +30,7 @@ int bytes_fd(const std::string& bytes) {
 
 }  // namespace
 
-StartedWorker start_worker(const Program& p, const SharedBuffers& buf, const WorkerStart& how) {
+StartedWorker prepare_worker(const Program& p, const SharedBuffers& buf, const WorkerStart& how) {
   StartedWorker s;
   s.worker = std::make_unique<worker::WorkerProcess>(how.gpu ? worker::default_gpu_worker_path() : "", how.cpus);
   nlohmann::json compile = {{"op", "compile"}, {"source", how.source}, {"cplusplus", how.cplusplus}};
@@ -69,14 +69,22 @@ StartedWorker start_worker(const Program& p, const SharedBuffers& buf, const Wor
     s.compiled = r.body;
     r = s.worker->request(buffers, 60000, buf.fd());
   }
-  if (r.ok())
-    r = s.worker->request({{"op", "sandbox"},
-                           {"threads", how.threads},
-                           {"memory_budget", how.gpu ? 0 : how.memory_budget},
-                           {"cpu_seconds", how.cpu_seconds},
-                           {"flush_bytes", how.flush_bytes}},
-                          60000);
   if (!r.ok()) s.failure = r;
+  return s;
+}
+
+worker::Reply sandbox_worker(worker::WorkerProcess& w, const WorkerStart& how) {
+  return w.request({{"op", "sandbox"},
+                    {"threads", how.threads},
+                    {"memory_budget", how.gpu ? 0 : how.memory_budget},
+                    {"cpu_seconds", how.cpu_seconds},
+                    {"flush_bytes", how.flush_bytes}},
+                   60000);
+}
+
+StartedWorker start_worker(const Program& p, const SharedBuffers& buf, const WorkerStart& how) {
+  StartedWorker s = prepare_worker(p, buf, how);
+  if (s.ok()) s.failure = sandbox_worker(*s.worker, how);
   return s;
 }
 
