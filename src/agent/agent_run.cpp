@@ -18,16 +18,20 @@ namespace fs = std::filesystem;
 // Measurements through the harness: the program as an .ekb submission for the task.
 class HarnessMeasurer final : public Measurer {
  public:
-  HarnessMeasurer(const Task& t, const DeviceProfile& d, const EvalOptions& o) : task_(t), dev_(d), o_(o) {}
-  Evaluation measure(const AgentProgram& p) override {
+  // `full`: an attempt's timing; `search`: the search's shorter one (search_eval_options).
+  HarnessMeasurer(const Task& t, const DeviceProfile& d, const EvalOptions& full, const EvalOptions& search)
+      : task_(t), dev_(d), full_(full), search_(search) {}
+  Evaluation measure(const AgentProgram& p, const MeasureAsk& ask) override {
     Submission s{task_.name, task_.name + ".ekb", SourceKind::ekb, 0, p.text()};
-    return evaluate_submission(task_, s, dev_, o_).eval;
+    EvalOptions o = ask.full ? full_ : search_;
+    o.hopeless_below = ask.hopeless_below;
+    return evaluate_submission(task_, s, dev_, o).eval;
   }
 
  private:
   const Task& task_;
   const DeviceProfile& dev_;
-  EvalOptions o_;
+  EvalOptions full_, search_;
 };
 
 // The search's steps in the results store.
@@ -120,7 +124,7 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
   PeakRates peaks = prepare_device(store, dev, &env);
   env["agent"] = {{"policy", policy_name(o.policy)}, {"budget", o.search.budget}, {"time_limit_s", o.search.time_limit_s}};
   RunInfo run = store.open_run(key.dump(), backend_name(dev.backend), dev.name, env);
-  EvalOptions eo = search_eval_options(eval_options(dev, peaks));
+  EvalOptions full = eval_options(dev, peaks), eo = search_eval_options(full);
   Target target = dev.target();
   for (const Task* t : tasks) {
     TaskOutcome out;
@@ -142,7 +146,7 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
       if (on_task) on_task(out);
       continue;
     }
-    HarnessMeasurer m(*t, dev, eo);
+    HarnessMeasurer m(*t, dev, full, eo);
     StoreStepLog log(store, run.id, t->name, dev.backend);
     AgentProgram start = default_program(*t->program, target);
     SearchResult r = search(start, target, m, o.search, &log, [&](const Step& s) {

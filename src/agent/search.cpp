@@ -70,7 +70,7 @@ class Loop {
     auto a = analyze(r_.best, t_, &err_);
     if (!a) return;
     Evaluation before = r_.best_eval;
-    Step& s = measure_step(r_.best, *a, r_.steps.back().layer, kConfirmAction);
+    Step& s = measure_step(r_.best, *a, r_.steps.back().layer, kConfirmAction, MeasureAsk{0, true});
     if (s.eval.correct() && sure_speedup(s.eval) > 1.0) {
       s.accepted = true;
       r_.best_eval = s.eval;  // the unselected measurement: the figure the search reports
@@ -104,7 +104,8 @@ class Loop {
 
   // Measures `p` (or replays its stored measurement) as the next step, appended to the steps; the
   // caller decides whether it is accepted, then calls finish_step.
-  Step& measure_step(const AgentProgram& p, const Analysis& a, AgentLayer layer, const std::string& action) {
+  Step& measure_step(const AgentProgram& p, const Analysis& a, AgentLayer layer, const std::string& action,
+                     const MeasureAsk& ask = {}) {
     Step s;
     s.index = static_cast<int>(r_.steps.size());
     s.layer = layer;
@@ -117,7 +118,7 @@ class Loop {
       s.eval = old->eval;
     } else {
       if (old) log_->forget_from(s.index);
-      s.eval = m_.measure(p);
+      s.eval = m_.measure(p, ask);
     }
     ++r_.measured;
     seen_.insert(p.hash());
@@ -131,9 +132,11 @@ class Loop {
   bool replayed_ = false;  // the step measure_step last took came from the store
 
   // Measures `p` as the next step of the search: accepted when it beats the best beyond its noise.
+  // A candidate surely slower than the best is measured no further than it takes to know that (the
+  // start and the confirmation are measured in full).
   void predict_and_measure(const AgentProgram& p, const Analysis& a, AgentLayer layer, const std::string& action) {
     CostTerms terms = cost_terms(a.kernel, t_);
-    Step& s = measure_step(p, a, layer, action);
+    Step& s = measure_step(p, a, layer, action, MeasureAsk{r_.steps.empty() ? 0.0 : best_speedup(), false});
     if (s.eval.correct()) {
       model_.observe(terms, s.eval.candidate.median);
       model_.refit();

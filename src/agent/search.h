@@ -20,11 +20,21 @@
 
 namespace ekb::agent {
 
+// What the search asks of one measurement.
+struct MeasureAsk {
+  // The speedup the program must beat to matter (0: none): the measurement may stop early once the
+  // program is surely slower (EvalOptions::hopeless_below).
+  double hopeless_below = 0;
+  // Timed as `ekb eval` times an attempt (more rounds while the interval is wide), not with the
+  // search's shorter timing: the confirmation of the best, whose figure decides what is kept.
+  bool full = false;
+};
+
 // Measures a program through the harness (or, in tests, a fake timer).
 class Measurer {
  public:
   virtual ~Measurer() = default;
-  virtual Evaluation measure(const AgentProgram& p) = 0;
+  virtual Evaluation measure(const AgentProgram& p, const MeasureAsk& ask) = 0;
 };
 
 struct SearchOptions {

@@ -45,7 +45,8 @@ std::string layer_column(const StepRecord& s) { return s.step == 0 || s.action =
 
 std::string result(const Evaluation& e) {
   if (!e.correct()) return outcome_name(e.outcome);
-  return fmt::format("{:.3f}x [{:.3f}, {:.3f}]{}", e.speedup, e.speedup_lo, e.speedup_hi, e.noisy ? " noisy" : "");
+  return fmt::format("{:.3f}x [{:.3f}, {:.3f}]{}{}", e.speedup, e.speedup_lo, e.speedup_hi, e.noisy ? " noisy" : "",
+                     e.cut_short ? " cut short" : "");
 }
 
 }  // namespace
@@ -86,6 +87,7 @@ nlohmann::json trajectory_json(const Trajectory& t) {
                           {"speedup", s.eval.speedup},
                           {"speedup_interval", {s.eval.speedup_lo, s.eval.speedup_hi}},
                           {"noisy", s.eval.noisy},
+                          {"cut_short", s.eval.cut_short},
                           {"accepted", s.accepted}});
   for (const auto& p : t.path) j["path"].push_back({{"step", p.step->step}, {"layer", p.step->layer}, {"action", p.step->action}, {"gain", p.gain}});
   for (const auto& [layer, n, gain] : t.by_layer) j["by_layer"].push_back({{"layer", layer}, {"steps", n}, {"gain", gain}});

@@ -324,6 +324,14 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
       return fail(e, Outcome::wrong, fmt::format("timing round {} (fresh inputs, compared with the baseline): {}", r + 1, bad));
     int reps = static_cast<int>(cand.ms.size());
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    if (o.hopeless_below > 0 && reps >= kIntervalEvery && reps % kIntervalEvery == 0) {
+      // Surely slower than what it must beat: no more rounds (its figure stands, with its interval).
+      interval = bootstrap_speedup(base.ms, cand.ms);
+      if (interval.hi < o.hopeless_below) {
+        e.cut_short = true;
+        break;
+      }
+    }
     if (!measured_enough) {
       bool enough = reps >= o.min_reps && cand_total >= o.min_seconds && base_total >= o.min_seconds;
       measured_enough = enough || reps >= o.max_reps || (wall >= o.max_wall_seconds && reps >= 3);

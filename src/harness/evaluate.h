@@ -49,6 +49,9 @@ struct EvalOptions {
   double max_interval_half_width = 0.05;
   int noisy_max_reps = 1200;
   double noisy_max_wall_seconds = 15;
+  // Above 0: the timing stops early once the speedup's interval lies wholly below this (every 16
+  // rounds from the 16th): a search's candidate that cannot beat its best needs no narrow interval.
+  double hopeless_below = 0;
   uint64_t flush_bytes = 0;               // the buffer a cache flush touches; 0: twice the last-level cache, 8 MiB at least
   int call_timeout_ms = 10000;            // one kernel call
   double cpu_seconds = 120;               // the worker's CPU time limit
@@ -73,6 +76,7 @@ struct Evaluation {
   double speedup = 0;                         // baseline median / candidate median
   double speedup_lo = 0, speedup_hi = 0;      // its 95% confidence interval (paired bootstrap over the rounds)
   bool noisy = false;                         // the interval stayed wider than asked after the most rounds allowed
+  bool cut_short = false;                     // timed until its interval lay below EvalOptions::hopeless_below
   // CPU: the median time per timed call outside the kernel (the request's way to the worker and back),
   // by the harness's clock: not counted in the times above.
   double candidate_outside_ms = 0, baseline_outside_ms = 0;

@@ -34,9 +34,11 @@ class Oracle : public Measurer {
   explicit Oracle(const Target& t, const AgentProgram& baseline) : t_(t) { base_ms_ = time_of(baseline); }
   int calls = 0, illegal = 0;
   int throw_after = -1;  // simulate a crash after this many measurements
-  Evaluation measure(const AgentProgram& p) override {
+  std::vector<MeasureAsk> asks;  // what each measurement was asked
+  Evaluation measure(const AgentProgram& p, const MeasureAsk& ask) override {
     if (throw_after >= 0 && calls >= throw_after) throw std::runtime_error("killed");
     ++calls;
+    asks.push_back(ask);
     Evaluation e;
     auto a = analyze(p, t_);
     if (!a) {
@@ -96,13 +98,37 @@ TEST(AgentSearch, FindsAFasterLegalProgramWithinTheBudget) {
   }
 }
 
+// Each candidate is told the best's speedup at the time (it may stop timing once surely below it);
+// the start is measured in full, and the final confirmation with an attempt's full timing.
+TEST(AgentSearch, CandidatesAreToldTheBestTheyMustBeat) {
+  AgentProgram start = start_of("layernorm_128x256");
+  Oracle m(host(), start);
+  SearchOptions o;
+  o.budget = 12;
+  SearchResult r = search(start, host(), m, o);
+  ASSERT_EQ(m.asks.size(), r.steps.size());
+  ASSERT_GE(r.steps.size(), 4u);
+  EXPECT_EQ(m.asks.front().hopeless_below, 0.0);
+  EXPECT_FALSE(m.asks.front().full);
+  EXPECT_EQ(r.steps.back().action, kConfirmAction);
+  EXPECT_EQ(m.asks.back().hopeless_below, 0.0);
+  EXPECT_TRUE(m.asks.back().full);
+  double best = 1.0;  // the start is the baseline itself
+  for (size_t i = 1; i + 1 < r.steps.size(); ++i) {
+    EXPECT_DOUBLE_EQ(m.asks[i].hopeless_below, best) << "step " << i;
+    EXPECT_FALSE(m.asks[i].full) << "step " << i;
+    if (r.steps[i].accepted) best = r.steps[i].eval.speedup;
+  }
+  EXPECT_GT(best, 1.0);  // (so that the figures above were not all the start's)
+}
+
 // A candidate whose speedup is above the best's only within its interval's noise does not replace
 // it (the start counts as 1.0: it is the baseline, whatever its own measurement said); one whose
 // interval is above does.
 class NoisyOracle : public Measurer {
  public:
   NoisyOracle(uint64_t start, uint64_t sure) : start_(start), sure_(sure) {}
-  Evaluation measure(const AgentProgram& p) override {
+  Evaluation measure(const AgentProgram& p, const MeasureAsk&) override {
     Evaluation e;
     e.candidate = summarize_times({1, 1, 1});
     e.baseline = summarize_times({1, 1, 1});
@@ -142,8 +168,8 @@ TEST(AgentSearch, AGainWithinTheNoiseIsNotAccepted) {
 class LuckyOnceOracle : public NoisyOracle {
  public:
   LuckyOnceOracle(uint64_t start, uint64_t lucky) : NoisyOracle(start, lucky), lucky_(lucky) {}
-  Evaluation measure(const AgentProgram& p) override {
-    Evaluation e = NoisyOracle::measure(p);
+  Evaluation measure(const AgentProgram& p, const MeasureAsk& ask) override {
+    Evaluation e = NoisyOracle::measure(p, ask);
     if (p.hash() == lucky_ && seen_++ > 0) e.speedup = 0.97, e.speedup_lo = 0.94, e.speedup_hi = 1.0;
     return e;
   }
@@ -248,7 +274,7 @@ TEST(AgentSearch, StopsAtTheTimeLimit) {
 
 TEST(AgentSearch, AFailingStartStopsTheSearch) {
   class Failing : public Measurer {
-    Evaluation measure(const AgentProgram&) override {
+    Evaluation measure(const AgentProgram&, const MeasureAsk&) override {
       Evaluation e;
       e.outcome = Outcome::baseline;
       return e;

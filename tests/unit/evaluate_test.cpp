@@ -156,6 +156,25 @@ TEST(Evaluate, SleepingCorrectKernelIsSlowNotInvalid) {
   EXPECT_LT(e.speedup, 0.5) << "baseline " << e.baseline.median << " ms, candidate " << e.candidate.median << " ms";
 }
 
+// A candidate surely slower than what it must beat is timed no further than it takes to know that;
+// one that may beat it is timed in full.
+TEST(Evaluate, ACandidateSurelyBelowTheBarIsCutShort) {
+  EvalOptions o = quick();
+  o.min_reps = 64;
+  o.min_seconds = 0;
+  o.hopeless_below = 1.0;
+  Evaluation slow = eval(std::string(kCorrect) + "\n  usleep(1000);", "#include <unistd.h>", o);
+  ASSERT_EQ(slow.outcome, Outcome::ok) << slow.message;
+  EXPECT_TRUE(slow.cut_short);
+  EXPECT_EQ(slow.candidate.ms.size(), 16u);
+  EXPECT_LT(slow.speedup_hi, 1.0);
+  o.hopeless_below = 0.02;  // far below its speedup (about 0.1): measured in full
+  Evaluation full = eval(std::string(kCorrect) + "\n  usleep(1000);", "#include <unistd.h>", o);
+  ASSERT_EQ(full.outcome, Outcome::ok) << full.message;
+  EXPECT_FALSE(full.cut_short);
+  EXPECT_GE(full.candidate.ms.size(), 64u);
+}
+
 TEST(Evaluate, TheKernelsOwnMemoryIsMeasured) {
   Evaluation plain = eval(kCorrect);
   ASSERT_EQ(plain.outcome, Outcome::ok) << plain.message;

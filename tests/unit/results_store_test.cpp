@@ -157,6 +157,7 @@ TEST(ResultsStore, AgentStepsAreStoredReplacedAndForgotten) {
     st.program_hash = "h" + std::to_string(i);
     st.accepted = i == 2;
     st.eval = attempt("t", 0, i == 3 ? "wrong" : "ok", 1.0 + i).eval;
+    st.eval.cut_short = i == 2;
     s.put_step(r.id, st);
   }
   StepRecord again;
@@ -169,6 +170,8 @@ TEST(ResultsStore, AgentStepsAreStoredReplacedAndForgotten) {
   EXPECT_EQ(steps[1].action, "replaced");
   EXPECT_TRUE(steps[2].accepted);
   EXPECT_DOUBLE_EQ(steps[2].eval.speedup, 3.0);
+  EXPECT_TRUE(steps[2].eval.cut_short);
+  EXPECT_FALSE(steps[0].eval.cut_short);
   EXPECT_EQ(steps[3].eval.outcome, Outcome::wrong);
   s.forget_steps(r.id, "t", 2);
   EXPECT_EQ(s.steps(r.id, "t").size(), 2u);
