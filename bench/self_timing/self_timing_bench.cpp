@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
         if (spread) {
           std::vector<double> c = e.candidate.ms, b = e.baseline.ms, q;
           for (size_t i = 0; i < c.size(); ++i) q.push_back(b[i] / c[i]);
-          auto pct = [](std::vector<double> v, double f) { std::sort(v.begin(), v.end()); return v[static_cast<size_t>(f * (v.size() - 1))]; };
+          auto pct = bench::quantile;
           fmt::print("    n {}  cand p10/50/90 {:.4f} {:.4f} {:.4f}  base {:.4f} {:.4f} {:.4f}  ratio p10/50/90 {:.3f} {:.3f} {:.3f}\n", c.size(),
                      pct(c, .1), pct(c, .5), pct(c, .9), pct(b, .1), pct(b, .5), pct(b, .9), pct(q, .1), pct(q, .5), pct(q, .9));
         }

@@ -324,10 +324,16 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
       return fail(e, Outcome::wrong, fmt::format("timing round {} (fresh inputs, compared with the baseline): {}", r + 1, bad));
     int reps = static_cast<int>(cand.ms.size());
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    // The interval of this round's times, computed at most once per round.
+    bool fresh = false;
+    auto interval_now = [&]() -> const SpeedupInterval& {
+      if (!fresh) interval = bootstrap_speedup(base.ms, cand.ms);
+      fresh = true;
+      return interval;
+    };
     if (o.hopeless_below > 0 && reps >= kIntervalEvery && reps % kIntervalEvery == 0) {
       // Surely slower than what it must beat: no more rounds (its figure stands, with its interval).
-      interval = bootstrap_speedup(base.ms, cand.ms);
-      if (interval.hi < o.hopeless_below) {
+      if (interval_now().hi < o.hopeless_below) {
         e.cut_short = true;
         break;
       }
@@ -336,15 +342,13 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
       bool enough = reps >= o.min_reps && cand_total >= o.min_seconds && base_total >= o.min_seconds;
       measured_enough = enough || reps >= o.max_reps || (wall >= o.max_wall_seconds && reps >= 3);
       if (!measured_enough) continue;
-      interval = bootstrap_speedup(base.ms, cand.ms);
-      if (interval.relative_half_width() <= o.max_interval_half_width) break;
+      if (interval_now().relative_half_width() <= o.max_interval_half_width) break;
       continue;
     }
     // Measured enough, but the interval was too wide: more rounds, up to the cap.
     bool capped = reps >= o.noisy_max_reps || wall >= o.noisy_max_wall_seconds;
     if (!capped && reps % kIntervalEvery != 0) continue;
-    interval = bootstrap_speedup(base.ms, cand.ms);
-    if (interval.relative_half_width() <= o.max_interval_half_width) break;
+    if (interval_now().relative_half_width() <= o.max_interval_half_width) break;
     if (capped) {
       e.noisy = true;
       break;

@@ -38,9 +38,10 @@ struct StartedWorker {
 
 StartedWorker start_worker(const Program& p, const SharedBuffers& buf, const WorkerStart& how);
 
-// The same in two steps: the worker started, compiled and given its buffers; then sandboxed. evaluate prepares both of its workers before it
-// sandboxes either, and checks the candidate only then: a worker that set up and ran alone before the
-// other existed was measured a few per cent slower than its twin (a self-timing bias, bench/self_timing).
+// The same in two steps: the worker started, compiled and given its buffers; then sandboxed.
+// evaluate prepares both of its workers before it sandboxes either, and checks the candidate only
+// then: a worker that set up and ran alone before the other existed was measured a few per cent
+// slower than its twin (a self-timing bias, bench/self_timing).
 StartedWorker prepare_worker(const Program& p, const SharedBuffers& buf, const WorkerStart& how);
 worker::Reply sandbox_worker(worker::WorkerProcess& w, const WorkerStart& how);
 
