@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -12,8 +13,9 @@ namespace ekb::agent {
 
 namespace {
 
-// Rounds without a gain before a layer hands over to the next.
-constexpr int kPatience = 2;
+// Rounds without a gain before a layer hands over to the next. L0's rewrites are few and each
+// changes the whole program: a round that gains nothing has shown what they are worth.
+int patience(AgentLayer layer) { return layer == AgentLayer::compute ? 1 : 2; }
 
 struct Measured {
   AgentProgram program;
@@ -56,9 +58,14 @@ class Loop {
   SearchResult r_;
   std::vector<Measured> measured_;  // every measured program, in order
   std::set<uint64_t> seen_;         // programs measured or found illegal
+  // Seconds the measurements took (stored with each step, so a resumed search shares its time
+  // limit among the layers as the first run did).
+  double spent_s_ = 0;
 
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
-  bool out_of_time() const { return o_.time_limit_s > 0 && elapsed() >= o_.time_limit_s; }
+  // The wall clock, or the measurements' own seconds where they say more (a resumed search counts
+  // the time its stored steps took).
+  bool out_of_time() const { return o_.time_limit_s > 0 && std::max(elapsed(), spent_s_) >= o_.time_limit_s; }
   // The measurement kept for the confirmation (a budget of 1 or 2 has none to spare).
   int reserved() const { return o_.confirm && o_.budget >= 3 ? 1 : 0; }
   bool out_of_budget() const { return r_.measured >= o_.budget - reserved() || out_of_time(); }
@@ -121,6 +128,7 @@ class Loop {
       s.eval = m_.measure(p, ask);
     }
     ++r_.measured;
+    spent_s_ += s.eval.seconds;
     seen_.insert(p.hash());
     r_.steps.push_back(std::move(s));
     return r_.steps.back();
@@ -171,12 +179,14 @@ class Loop {
   };
 
   // One layer's rounds until it stops gaining, its share of the budget is spent (`slice`
-  // measurements), or the budget ends; true when it gained.
-  bool run_layer(AgentLayer layer, int slice) {
+  // measurements, or measurements until `time_until` seconds of them), or the budget ends; true
+  // when it gained.
+  bool run_layer(AgentLayer layer, int slice, double time_until) {
     bool gained = false;
     int stalled = 0;
     int until = r_.measured + slice;
-    while (!out_of_budget() && r_.measured < until) {
+    auto share_spent = [&] { return r_.measured >= until || spent_s_ >= time_until; };
+    while (!out_of_budget() && !share_spent()) {
       double before = best_speedup();
       std::vector<Ranked> ranked;
       for (const Measured* b : beam()) {
@@ -208,7 +218,7 @@ class Loop {
       std::sort(pick.begin(), pick.end());
       std::set<size_t> measured;
       for (size_t i : pick) {
-        if (out_of_budget() || r_.measured >= until) break;
+        if (out_of_budget() || share_spent()) break;
         predict_and_measure(ranked[i].action.program, ranked[i].analysis, ranked[i].action.layer, ranked[i].action.name);
         measured.insert(i);
       }
@@ -218,20 +228,23 @@ class Loop {
       bool round_gained = best_speedup() > before * (1 + o_.min_gain);
       gained = gained || round_gained;
       stalled = round_gained ? 0 : stalled + 1;
-      if (stalled >= kPatience) break;
+      if (stalled >= patience(layer)) break;
     }
     return gained;
   }
 
-  // Each layer gets an equal share of what is left of the budget (a layer that stalls early leaves
-  // its share to the next).
+  // Each layer gets an equal share of what is left of the budget, and of the time limit (a layer
+  // that stalls early leaves its share to the next): without the second, a layer whose candidates
+  // take long to measure (a model graph's) would spend the time of the layers after it.
   bool run_layers(const std::vector<AgentLayer>& layers) {
     bool gained = false;
     for (size_t i = 0; i < layers.size(); ++i) {
       if (out_of_budget()) break;
-      int left = o_.budget - r_.measured;
-      int slice = std::max(o_.per_round, left / static_cast<int>(layers.size() - i));
-      gained = run_layer(layers[i], slice) || gained;
+      int ways = static_cast<int>(layers.size() - i);
+      int slice = std::max(o_.per_round, (o_.budget - r_.measured) / ways);
+      double time_until = o_.time_limit_s > 0 ? spent_s_ + std::max(0.0, o_.time_limit_s - spent_s_) / ways
+                                              : std::numeric_limits<double>::infinity();
+      gained = run_layer(layers[i], slice, time_until) || gained;
     }
     return gained;
   }

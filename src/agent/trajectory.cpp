@@ -52,11 +52,11 @@ std::string result(const Evaluation& e) {
 }  // namespace
 
 std::string trajectory_text(const Trajectory& t, bool programs) {
-  std::string out = fmt::format("{} steps measured\n\n  {:>4}  {:<5} {:<56} {:>8}  {:<26} {}\n", t.steps.size(), "step", "layer",
-                                "action", "pred ms", "result (speedup, 95% interval)", "");
+  std::string out = fmt::format("{} steps measured\n\n  {:>4}  {:<5} {:<56} {:>8}  {:>6}  {:<26} {}\n", t.steps.size(), "step",
+                                "layer", "action", "pred ms", "took", "result (speedup, 95% interval)", "");
   for (const auto& s : t.steps) {
-    out += fmt::format("  {:>4}  {:<5} {:<56} {:>8.4f}  {:<26} {}\n", s.step, layer_column(s), s.action.substr(0, 56),
-                       s.predicted_ms, result(s.eval), s.accepted ? "accepted" : "");
+    out += fmt::format("  {:>4}  {:<5} {:<56} {:>8.4f}  {:>5.1f}s  {:<26} {}\n", s.step, layer_column(s), s.action.substr(0, 56),
+                       s.predicted_ms, s.eval.seconds, result(s.eval), s.accepted ? "accepted" : "");
     if (!s.eval.correct() && !s.eval.message.empty()) out += "        " + s.eval.message.substr(0, 200) + "\n";
   }
   out += "\noptimization path (each accepted decision and what it gained over the program before it):\n";
@@ -88,6 +88,7 @@ nlohmann::json trajectory_json(const Trajectory& t) {
                           {"speedup_interval", {s.eval.speedup_lo, s.eval.speedup_hi}},
                           {"noisy", s.eval.noisy},
                           {"cut_short", s.eval.cut_short},
+                          {"seconds", s.eval.seconds},
                           {"accepted", s.accepted}});
   for (const auto& p : t.path) j["path"].push_back({{"step", p.step->step}, {"layer", p.step->layer}, {"action", p.step->action}, {"gain", p.gain}});
   for (const auto& [layer, n, gain] : t.by_layer) j["by_layer"].push_back({{"layer", layer}, {"steps", n}, {"gain", gain}});

@@ -220,10 +220,9 @@ bool clock_disagrees(Evaluation& e, const Side& cand, const Side& base) {
   return true;
 }
 
-}  // namespace
-
-Evaluation evaluate(const Program& p, const std::string& candidate_source, bool cplusplus, const std::string& baseline_source,
-                    const EvalOptions& o) {
+// The protocol itself (evaluate() adds its wall time).
+Evaluation run_attempt(const Program& p, const std::string& candidate_source, bool cplusplus, const std::string& baseline_source,
+                       const EvalOptions& o) {
   Evaluation e;
   // The reference sets (cached on disk by the interpreter), as the kernel's bytes.
   std::vector<ReferenceResult> refs;
@@ -369,6 +368,16 @@ Evaluation evaluate(const Program& p, const std::string& candidate_source, bool 
                               "measured peaks ({:.1f} GFLOP/s, {:.1f} GB/s): the timing cannot be real",
                               e.candidate.median, f.flops, f.bytes, bound_ms, o.peak_gflops, o.peak_gbps));
   }
+  return e;
+}
+
+}  // namespace
+
+Evaluation evaluate(const Program& p, const std::string& candidate_source, bool cplusplus, const std::string& baseline_source,
+                    const EvalOptions& o) {
+  auto t0 = std::chrono::steady_clock::now();
+  Evaluation e = run_attempt(p, candidate_source, cplusplus, baseline_source, o);
+  e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return e;
 }
 

@@ -83,6 +83,7 @@ struct Evaluation {
   uint64_t candidate_peak_rss = 0;           // the candidate's worker, compiler included
   uint64_t candidate_memory = 0;             // the kernel's own peak resident memory beyond its arguments (GPU: scratch)
   std::string compiler, device;              // what compiled and ran it (GPU: from the worker)
+  double seconds = 0;                        // wall time of the whole evaluation: references, compiles, checks, timing
   bool correct() const { return outcome == Outcome::ok; }
   // Correct, and the speedup's interval lies above p: faster than p beyond the timing's noise.
   bool significantly_faster(double p) const { return correct() && speedup_lo > p; }

@@ -15,8 +15,9 @@ namespace {
 // 1: the first; 2: attempts.memory_bytes (the kernel's own memory); 3: attempts.speedup_lo,
 // speedup_hi, noisy (the speedup's interval) and the agent's trajectory (agent_steps); 4:
 // attempts.candidate_outside_ms, baseline_outside_ms (the time per call outside the kernel, not counted);
-// 5: agent_steps.cut_short (a step timed only until it was surely slower than the search's best)
-constexpr int kSchemaVersion = 5;
+// 5: agent_steps.cut_short (a step timed only until it was surely slower than the search's best); 6:
+// agent_steps.seconds (the measurement's wall time, by which the search shares its time limit)
+constexpr int kSchemaVersion = 6;
 
 std::string now_utc() {
   std::time_t t = std::time(nullptr);
@@ -156,6 +157,13 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
       exec("BEGIN");
       exec("ALTER TABLE agent_steps ADD COLUMN cut_short INTEGER NOT NULL DEFAULT 0");
       exec("PRAGMA user_version=5");
+      exec("COMMIT");
+      version = 5;
+    }
+    if (version == 5) {  // upgrade in place: steps stored before read back 0 seconds
+      exec("BEGIN");
+      exec("ALTER TABLE agent_steps ADD COLUMN seconds REAL NOT NULL DEFAULT 0");
+      exec("PRAGMA user_version=6");
       exec("COMMIT");
     }
     exec("CREATE TABLE IF NOT EXISTS peaks (machine TEXT NOT NULL, device TEXT NOT NULL, gflops REAL NOT NULL, "
@@ -309,21 +317,21 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
 void ResultsStore::put_step(int64_t run, const StepRecord& st) {
   Stmt s(db_,
          "INSERT OR REPLACE INTO agent_steps (run, task, step, layer, action, program, program_hash, predicted_ms, accepted, status, "
-         "message, compile_ms, candidate_ms, baseline_ms, speedup, speedup_lo, speedup_hi, noisy, created, cut_short) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+         "message, compile_ms, candidate_ms, baseline_ms, speedup, speedup_lo, speedup_hi, noisy, created, cut_short, seconds) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   const Evaluation& e = st.eval;
   s.bind(1, run).bind(2, st.task).bind(3, st.step).bind(4, st.layer).bind(5, st.action).bind(6, st.program);
   s.bind(7, st.program_hash).bind(8, st.predicted_ms).bind(9, st.accepted ? 1 : 0).bind(10, std::string(outcome_name(e.outcome)));
   s.bind(11, e.message).bind(12, e.compile_ms).bind(13, timing_json(e.candidate).dump()).bind(14, timing_json(e.baseline).dump());
   s.bind(15, e.speedup).bind(16, e.speedup_lo).bind(17, e.speedup_hi).bind(18, e.noisy ? 1 : 0).bind(19, now_utc());
-  s.bind(20, e.cut_short ? 1 : 0);
+  s.bind(20, e.cut_short ? 1 : 0).bind(21, e.seconds);
   s.step();
 }
 
 std::vector<StepRecord> ResultsStore::steps(int64_t run, const std::string& task) {
   Stmt s(db_,
          "SELECT step, layer, action, program, program_hash, predicted_ms, accepted, status, message, compile_ms, candidate_ms, "
-         "baseline_ms, speedup, speedup_lo, speedup_hi, noisy, cut_short FROM agent_steps WHERE run = ? AND task = ? ORDER BY step");
+         "baseline_ms, speedup, speedup_lo, speedup_hi, noisy, cut_short, seconds FROM agent_steps WHERE run = ? AND task = ? ORDER BY step");
   s.bind(1, run).bind(2, task);
   std::vector<StepRecord> out;
   while (s.step()) {
@@ -346,6 +354,7 @@ std::vector<StepRecord> ResultsStore::steps(int64_t run, const std::string& task
     r.eval.speedup_hi = s.real(14);
     r.eval.noisy = s.integer(15) != 0;
     r.eval.cut_short = s.integer(16) != 0;
+    r.eval.seconds = s.real(17);
     out.push_back(std::move(r));
   }
   return out;

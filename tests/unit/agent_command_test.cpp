@@ -147,6 +147,7 @@ TEST(AgentCommand, TrajectoryPrintsEveryStepAndThePath) {
   EXPECT_LE(j["steps"].size(), 4u);
   EXPECT_EQ(j["steps"][0]["step"], 0);
   EXPECT_TRUE(j["steps"][0]["accepted"].get<bool>());
+  EXPECT_GT(j["steps"][0]["seconds"].get<double>(), 0.0);  // what the measurement took
   EXPECT_NE(j["steps"][0]["program"].get<std::string>().find("kernel softmax_imagenet_1x1000"), std::string::npos);
   ASSERT_GE(j["path"].size(), 1u);
   EXPECT_EQ(j["path"][0]["step"], 0);

@@ -34,12 +34,14 @@ class Oracle : public Measurer {
   explicit Oracle(const Target& t, const AgentProgram& baseline) : t_(t) { base_ms_ = time_of(baseline); }
   int calls = 0, illegal = 0;
   int throw_after = -1;  // simulate a crash after this many measurements
+  double seconds = 0;    // what each measurement reports it took
   std::vector<MeasureAsk> asks;  // what each measurement was asked
   Evaluation measure(const AgentProgram& p, const MeasureAsk& ask) override {
     if (throw_after >= 0 && calls >= throw_after) throw std::runtime_error("killed");
     ++calls;
     asks.push_back(ask);
     Evaluation e;
+    e.seconds = seconds;
     auto a = analyze(p, t_);
     if (!a) {
       ++illegal;
@@ -270,6 +272,48 @@ TEST(AgentSearch, StopsAtTheTimeLimit) {
   SearchResult r = search(start, host(), m, o);
   EXPECT_EQ(r.stopped, "time limit");
   EXPECT_EQ(r.measured, 1);  // the start only: the limit is checked between measurements
+}
+
+// The time limit is shared among the layers as the budget is: a layer whose measurements are slow
+// cannot spend the time of the layers after it. (Each measurement says it took 1 s.)
+TEST(AgentSearch, EachLayerGetsItsShareOfTheTimeLimit) {
+  AgentProgram start = start_of("softmax_attn_4x64x64");
+  Oracle m(host(), start);
+  m.seconds = 1;
+  SearchOptions o;
+  o.budget = 1000;
+  o.time_limit_s = 13;
+  SearchResult r = search(start, host(), m, o);
+  std::map<AgentLayer, int> per_layer;
+  for (size_t i = 1; i < r.steps.size(); ++i) ++per_layer[r.steps[i].layer];
+  // The start takes 1 s; L0 then gets a third of the 12 s left, L1 half of the rest, L2 the remainder.
+  EXPECT_GE(per_layer[AgentLayer::compute], 1);
+  EXPECT_LE(per_layer[AgentLayer::compute], 4);
+  EXPECT_GE(per_layer[AgentLayer::schedule], 1);
+  EXPECT_GE(per_layer[AgentLayer::memory], 1) << "L2 got no time";
+  // The measurements' own seconds count against the limit (the confirmation is taken past it).
+  EXPECT_EQ(r.stopped, "time limit");
+  EXPECT_LE(r.measured, 13 + 1);
+}
+
+// L0 hands over after one round that gains nothing (L1 and L2 after two). On this task and fake
+// machine no rewrite of L0 gains: its round of two is all L0 gets.
+TEST(AgentSearch, TheComputeLayerHandsOverAfterOneRoundWithoutAGain) {
+  AgentProgram start = start_of("mha_block_kwt_99x64_h1");
+  Oracle m(host(), start);
+  SearchOptions o;
+  o.budget = 20;  // L0's share (6) is not what stops it
+  o.per_round = 2;
+  SearchResult r = search(start, host(), m, o);
+  int l0 = 0, l0_accepted = 0;
+  for (const auto& s : r.steps)
+    if (s.layer == AgentLayer::compute) {
+      ++l0;
+      l0_accepted += s.accepted;
+    }
+  EXPECT_EQ(l0_accepted, 0);
+  EXPECT_EQ(l0, o.per_round);
+  EXPECT_GT(r.steps.size(), static_cast<size_t>(1 + l0)) << "L1 was never reached";
 }
 
 TEST(AgentSearch, AFailingStartStopsTheSearch) {

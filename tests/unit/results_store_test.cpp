@@ -122,6 +122,12 @@ TEST(ResultsStore, AVersion1StoreIsUpgradedWithEveryAttemptKept) {
   a.eval.candidate_memory = 4096;
   s.add_attempt(1, a);
   EXPECT_EQ(s.attempts(1).size(), 2u);
+  StepRecord st;  // the agent's table, as the latest schema has it
+  st.task = "relu";
+  st.eval.seconds = 2.5;
+  s.put_step(1, st);
+  ASSERT_EQ(s.steps(1, "relu").size(), 1u);
+  EXPECT_DOUBLE_EQ(s.steps(1, "relu")[0].eval.seconds, 2.5);
 }
 
 TEST(ResultsStore, IntervalsNoisyFlagsAndTimeOutsideTheKernelAreStoredPerAttempt) {
@@ -158,6 +164,7 @@ TEST(ResultsStore, AgentStepsAreStoredReplacedAndForgotten) {
     st.accepted = i == 2;
     st.eval = attempt("t", 0, i == 3 ? "wrong" : "ok", 1.0 + i).eval;
     st.eval.cut_short = i == 2;
+    st.eval.seconds = 0.5 * i;
     s.put_step(r.id, st);
   }
   StepRecord again;
@@ -172,6 +179,7 @@ TEST(ResultsStore, AgentStepsAreStoredReplacedAndForgotten) {
   EXPECT_DOUBLE_EQ(steps[2].eval.speedup, 3.0);
   EXPECT_TRUE(steps[2].eval.cut_short);
   EXPECT_FALSE(steps[0].eval.cut_short);
+  EXPECT_DOUBLE_EQ(steps[3].eval.seconds, 1.5);
   EXPECT_EQ(steps[3].eval.outcome, Outcome::wrong);
   s.forget_steps(r.id, "t", 2);
   EXPECT_EQ(s.steps(r.id, "t").size(), 2u);
