@@ -1,4 +1,4 @@
-// Paired bootstrap of a ratio of medians (speedup_interval.h).
+// Paired moving-block bootstrap of a ratio of medians (speedup_interval.h).
 #include "harness/speedup_interval.h"
 
 #include <algorithm>
@@ -21,8 +21,12 @@ double median_of(std::vector<double>& v) {
 
 }  // namespace
 
+size_t bootstrap_block_rounds(size_t rounds) {
+  return std::max<size_t>(1, static_cast<size_t>(std::lround(std::sqrt(static_cast<double>(rounds)))));
+}
+
 SpeedupInterval bootstrap_speedup(const std::vector<double>& base, const std::vector<double>& cand, double confidence,
-                                  int resamples, uint64_t seed) {
+                                  int resamples, uint64_t seed, size_t block_rounds) {
   if (base.size() != cand.size()) throw std::invalid_argument("bootstrap_speedup: the two sides have different round counts");
   SpeedupInterval r;
   size_t n = base.size();
@@ -34,13 +38,17 @@ SpeedupInterval bootstrap_speedup(const std::vector<double>& base, const std::ve
   if (n < 2 || resamples < 10) return r;
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<size_t> pick(0, n - 1);
+  size_t block = block_rounds ? block_rounds : bootstrap_block_rounds(n);
   std::vector<double> ratios;
   ratios.reserve(static_cast<size_t>(resamples));
   for (int k = 0; k < resamples; ++k) {
-    for (size_t i = 0; i < n; ++i) {
+    // Blocks of consecutive rounds (wrapping around the end), each starting anywhere.
+    for (size_t i = 0; i < n;) {
       size_t j = pick(rng);
-      b[i] = base[j];
-      c[i] = cand[j];
+      for (size_t m = 0; m < block && i < n; ++m, ++i, j = (j + 1) % n) {
+        b[i] = base[j];
+        c[i] = cand[j];
+      }
     }
     double m = median_of(c);
     if (m > 0) ratios.push_back(median_of(b) / m);

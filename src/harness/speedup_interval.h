@@ -1,9 +1,13 @@
 // The confidence interval of a speedup measured over interleaved rounds: the baseline's and the
 // candidate's time of round i were measured side by side, so rounds are resampled in pairs (a
 // paired bootstrap keeps what the machine did to both in that moment). The speedup is the ratio of
-// the medians; its interval the percentiles of that ratio over resamples. Deterministic: the same
-// times give the same interval.
+// the medians; its interval the percentiles of that ratio over resamples. Rounds are resampled in
+// blocks of consecutive rounds (sqrt(n) of n): a shared machine goes through spells — seconds in
+// which another tenant holds a core — that slow one side more than the other (a two-thread kernel
+// more than a one-thread one), and rounds drawn one by one would take a spell's rounds for
+// independent evidence (docs/metrics.md). Deterministic: the same times give the same interval.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -16,8 +20,13 @@ struct SpeedupInterval {
   double relative_half_width() const { return speedup > 0 ? (hi - lo) / (2 * speedup) : 0; }
 };
 
+// The rounds per resampled block for `rounds` rounds: round(sqrt(rounds)), at least 1.
+size_t bootstrap_block_rounds(size_t rounds);
+
 // `baseline_ms[i]` and `candidate_ms[i]` are round i's times (equal lengths, at least 2).
+// `block_rounds` 0: bootstrap_block_rounds(n); 1: rounds drawn one by one.
 SpeedupInterval bootstrap_speedup(const std::vector<double>& baseline_ms, const std::vector<double>& candidate_ms,
-                                  double confidence = 0.95, int resamples = 2000, uint64_t seed = 0x5eed);
+                                  double confidence = 0.95, int resamples = 2000, uint64_t seed = 0x5eed,
+                                  size_t block_rounds = 0);
 
 }  // namespace ekb
