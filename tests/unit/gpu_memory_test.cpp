@@ -112,7 +112,7 @@ TEST(GpuMemory, SoftmaxTreeWithoutShufflesOpenCL) {
 }
 
 TEST(GpuMemory, BenchSchedulesCompileWithNvrtc) {
-  for (const char* f : {"sgemm_4096.ekb", "softmax_rows_8192.ekb", "layernorm_8192.ekb", "layernorm_64x1024.ekb"}) {
+  for (const char* f : {"sgemm_4096.ekb", "sgemm_4096_cols.ekb", "softmax_rows_8192.ekb", "layernorm_8192.ekb", "layernorm_64x1024.ekb"}) {
     SCOPED_TRACE(f);
     auto p = bench_program(f);
     expect_nvrtc_compiles(print(*p, "cuda"), f);
