@@ -88,7 +88,7 @@ void register_run(CLI::App& app, Globals& g) {
     int threads = 0;
     std::string device, db = default_db(), tasks, out = "ekb_tuned";
     int budget = 16;
-    double time_limit = 25;
+    double time_limit = 20;
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
@@ -108,7 +108,7 @@ void register_run(CLI::App& app, Globals& g) {
   cmd->add_option("--budget", o->budget, "the main job: measurements per task for the search (default 16)")
       ->option_text("N")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--time-limit", o->time_limit, "the main job: wall seconds of search per task (default 25)")
+  cmd->add_option("--time-limit", o->time_limit, "the main job: wall seconds of search per task (default 20)")
       ->option_text("S")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--out", o->out, "the main job: where the tuned programs go (default ./ekb_tuned)")->option_text("DIR");
