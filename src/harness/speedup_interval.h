@@ -2,9 +2,9 @@
 // candidate's time of round i were measured side by side, so rounds are resampled in pairs (a
 // paired bootstrap keeps what the machine did to both in that moment). The speedup is the ratio of
 // the medians; its interval the percentiles of that ratio over resamples. Rounds are resampled in
-// blocks of consecutive rounds (sqrt(n) of n): a shared machine goes through spells — seconds in
-// which another tenant holds a core — that slow one side more than the other (a two-thread kernel
-// more than a one-thread one), and rounds drawn one by one would take a spell's rounds for
+// blocks of consecutive rounds (sqrt(n) of n): a shared machine goes through spells — seconds
+// that slow one side more than the other (a two-thread kernel more than a one-thread one, as when
+// another tenant holds a core) — and rounds drawn one by one would take a spell's rounds for
 // independent evidence (docs/metrics.md). Deterministic: the same times give the same interval.
 #pragma once
 #include <cstddef>
