@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cctype>
 #include <cstring>
+#include <map>
 #include <vector>
 
 namespace ekb::codegen {
@@ -32,7 +34,8 @@ std::string vec_mask_lane(const std::string& lane) {
 // The C library the generated code uses, declared here instead of #include <math.h>, <stdlib.h>,
 // <string.h> and <stdint.h>: parsing those headers took about half of a small kernel's compile time
 // in process (13 of 30 ms). The types come from the compiler's predefined macros, which both clang
-// and gcc give; the functions are the standard ones (the compilers know them as builtins).
+// and gcc give; the functions are the standard ones (the compilers know them as builtins). One
+// declaration per line, so that a kernel's prelude keeps only those it uses (prelude_used_by).
 static std::string libc_declarations() {
   std::string out =
       "/* the C library ekb's code uses (declared, not #included: parsing the headers would double a small\n"
@@ -49,10 +52,8 @@ static std::string libc_declarations() {
   const char* binary[] = {"atan2", "pow", "fmod", "fmin", "fmax"};
   for (const char* t : {"double", "float"}) {
     std::string suffix = t[0] == 'f' ? "f" : "";
-    std::vector<std::string> decls;
-    for (const char* f : unary) decls.push_back(fmt::format("{}{}({})", f, suffix, t));
-    for (const char* f : binary) decls.push_back(fmt::format("{}{}({}, {})", f, suffix, t, t));
-    out += fmt::format("{} {};\n", t, fmt::join(decls, ", "));
+    for (const char* f : unary) out += fmt::format("{} {}{}({});\n", t, f, suffix, t);
+    for (const char* f : binary) out += fmt::format("{} {}{}({}, {});\n", t, f, suffix, t, t);
   }
   return out;
 }
@@ -71,7 +72,7 @@ std::string c_prelude_scalar(const Dialect& d) {
     out += helpers.substr(at, next - at) + d.device_fn + " ";
     next += std::strlen("static inline ");
   }
-  return d.device_prelude + out;
+  return out;
 }
 
 std::string c_prelude_helpers() {
@@ -221,6 +222,97 @@ std::string c_prelude_vectors(const std::set<VecType>& used) {
   }
   for (const auto& v : all)
     if (v.lane == "float") out += vector_math_f32(v.width);
+  return out;
+}
+
+namespace {
+
+// One top-level definition of a prelude: the name it defines and its text (with the comment above it).
+struct PreludeItem {
+  std::string name;
+  std::string text;
+};
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Every identifier in `text` (a word of letters, digits and '_' not starting with a digit).
+std::vector<std::string> identifiers(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < text.size();) {
+    if (!ident_char(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && ident_char(text[j])) ++j;
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) out.push_back(text.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+// The name an item's first line defines: a macro's, a typedef's (the last word before its attributes
+// or the ';', after the type), or a function's (the last word before the first '(', after the type).
+std::string defined_name(const std::string& line) {
+  std::vector<std::string> words;
+  size_t least = 2;  // a type and a name
+  if (line.rfind("#define ", 0) == 0) {
+    words = identifiers(line.substr(8, line.find_first_of("( ", 8) - 8));
+    least = 1;
+  } else if (line.rfind("typedef ", 0) == 0) {
+    words = identifiers(line.substr(8, std::min(line.find("__attribute__"), line.find(';')) - 8));
+  } else {
+    words = identifiers(line.substr(0, line.find('(')));
+  }
+  if (words.size() < least) throw std::logic_error("a prelude line defines no name: " + line);
+  return words.back();
+}
+
+// The prelude split into its definitions: an item starts at a line in column 0 (a comment block
+// there goes with the item after it); indented lines and lines starting with '}' continue it.
+std::vector<PreludeItem> prelude_items(const std::string& prelude) {
+  std::vector<PreludeItem> items;
+  std::string comment;
+  bool in_comment = false;
+  for (size_t at = 0; at < prelude.size();) {
+    size_t end = prelude.find('\n', at);
+    std::string line = prelude.substr(at, (end == std::string::npos ? prelude.size() : end) - at);
+    at = end == std::string::npos ? prelude.size() : end + 1;
+    if (in_comment || line.rfind("/*", 0) == 0) {
+      comment += line + "\n";
+      in_comment = line.find("*/") == std::string::npos;
+      continue;
+    }
+    if (line.empty()) continue;
+    if (line[0] == ' ' || line[0] == '}') {
+      if (items.empty()) throw std::logic_error("a prelude starts with a continuation line: " + line);
+      items.back().text += line + "\n";
+      continue;
+    }
+    items.push_back({defined_name(line), std::exchange(comment, {}) + line + "\n"});
+  }
+  return items;
+}
+
+}  // namespace
+
+std::string prelude_used_by(const std::string& prelude, const std::string& code) {
+  std::vector<PreludeItem> items = prelude_items(prelude);
+  std::map<std::string, size_t> by_name;
+  for (size_t i = 0; i < items.size(); ++i) by_name[items[i].name] = i;
+  std::vector<bool> used(items.size(), false);
+  std::vector<std::string> pending = identifiers(code);
+  while (!pending.empty()) {
+    std::string id = std::move(pending.back());
+    pending.pop_back();
+    auto it = by_name.find(id);
+    if (it == by_name.end() || used[it->second]) continue;
+    used[it->second] = true;
+    for (std::string& d : identifiers(items[it->second].text)) pending.push_back(std::move(d));
+  }
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (used[i]) out += items[i].text;
   return out;
 }
 

@@ -76,17 +76,19 @@ class CPrinter {
     return fmt::format("void {}({})", kEntryPoint, fmt::join(params, ", "));
   }
 
-  std::string print() {
+  // The translation unit: the prelude's definitions that the kernel and `tail` (the entry wrapper)
+  // use, the kernel, then `tail`.
+  std::string print(const std::string& tail) {
     std::string sig = signature();
     std::string body;
     stmt(k_.body, 1, body);
-    std::string out = c_prelude_scalar(d_);
-    if (!vec_types_.empty()) out += c_prelude_vectors(vec_types_);
-    out += fmt::format("\n/* kernel {} */\n{} {{\n", k_.name, sig);
-    out += fmt::format("  (void){};\n", threads_);
-    out += body;
-    out += "}\n";
-    return out;
+    std::string prelude = c_prelude_scalar(d_);
+    if (!vec_types_.empty()) prelude += c_prelude_vectors(vec_types_);
+    std::string code = fmt::format("\n/* kernel {} */\n{} {{\n", k_.name, sig);
+    code += fmt::format("  (void){};\n", threads_);
+    code += body;
+    code += "}\n\n" + tail;
+    return prelude_used_by(prelude, code) + code;
   }
 
   // GPU: one kernel per root loop nest, launched in order; global allocations at the root become
@@ -133,7 +135,7 @@ class CPrinter {
         " * scratch buffers, which the host allocates)\n",
         k_.name, nests.size());
     plan += gpu::format_launch_contract(g.contract, " * ");
-    g.source = plan + " */\n" + c_prelude_scalar(d_) + kernels;
+    g.source = plan + " */\n" + d_.device_prelude + prelude_used_by(c_prelude_scalar(d_), kernels) + kernels;
     return g;
   }
 
@@ -1040,7 +1042,7 @@ std::string print_for_backend(const LoweredKernel& k) {
 
 std::string print_c(const LoweredKernel& k, const Dialect& d) {
   CPrinter p(k, d);
-  return p.print() + "\n" + c_entry_wrapper(k.inputs, k.outputs, d);
+  return p.print(c_entry_wrapper(k.inputs, k.outputs, d));
 }
 
 std::string c_entry_wrapper(const std::vector<lower::TensorArg>& inputs, const std::vector<lower::TensorArg>& outputs,
