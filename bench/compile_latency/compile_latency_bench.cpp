@@ -7,7 +7,9 @@
 // the key hashed from the source, the file read, the object loaded and linked (median over tasks).
 //
 // Usage: compile_latency_bench [--suite DIR] [--reps 3] [--schedule default|none|FILE] [--top 8] [--all] [--cflag FLAG]... [--opt N]
-// (--cflag adds a compiler flag, to measure what a flag costs or saves; the default is ekb's flags.)
+//                              [--clang-passes | --passes PIPELINE]
+// (--cflag adds a compiler flag, to measure what a flag costs or saves; the default is ekb's flags and
+// ekb's LLVM pass list; --clang-passes compiles with clang's own -O<opt> pipeline instead.)
 #include <cstdio>
 
 #include "../bench_common.h"
@@ -27,8 +29,12 @@ int main(int argc, char** argv) {
   app.add_option("--top", top, "how many of the slowest tasks to list")->capture_default_str();
   app.add_flag("--all", all, "print every task's figures");
   app.add_option("--cflag", copts.extra_flags, "an extra compiler flag (repeatable), to measure what it costs or saves");
+  bool clang_passes = false;
+  app.add_flag("--clang-passes", clang_passes, "clang's own -O<opt> pass pipeline instead of ekb's pass list");
+  app.add_option("--passes", copts.pass_pipeline, "an LLVM pass pipeline (text) to run instead of ekb's pass list");
   app.add_option("--opt", copts.opt_level, "the optimization level (-O0 to -O3; ekb compiles at 3)")->capture_default_str()->check(CLI::Range(0, 3));
   CLI11_PARSE(app, argc, argv);
+  if (clang_passes) copts.passes = ekb::CompileOptions::Passes::clang;
   try {
     std::filesystem::path dir = suite_dir.empty() ? ekb::default_suite_dir() : std::filesystem::path(suite_dir);
     auto t_load = std::chrono::steady_clock::now();

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # What the C compile's options cost or save: compile_latency_bench over the suite's default schedules
-# with ekb's flags (-O3), then with lighter pipelines, one after the other in one run. A guide to what
-# reaching the 25 ms median would take; ekb compiles at -O3, and a lighter pipeline would change the
-# code every timing measures (not done: the kernels' speed is the point).
+# with ekb's pass list (the default), then with clang's own pipelines, one after the other in one run.
+# What each does to the kernels' speed is pass_pipeline_bench's to measure (bench/results/pass_pipeline.md).
 #   Usage: bench/compile_latency/options.sh [REPS=3]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -13,10 +12,10 @@ while IFS='|' read -r what args; do
   # shellcheck disable=SC2086
   "$BENCH" --reps "$reps" --top 0 $args | grep -E '^  (lower\+print|clang\+JIT|total) '
 done <<'LIST'
-ekb's flags (-O3)|
--O3 -fno-unroll-loops (only the schedule's unrolling)|--cflag -fno-unroll-loops
--O2|--opt 2
--O2 -fno-unroll-loops -fno-vectorize|--opt 2 --cflag -fno-unroll-loops --cflag -fno-vectorize
--O1|--opt 1
--O3, clang's LLVM passes off (parse + IR + JIT code generation only)|--cflag -Xclang --cflag -disable-llvm-passes
+ekb's pass list (the default)|
+clang's -O3 pipeline (ekb's before)|--clang-passes
+clang's -O3 -fno-unroll-loops (only the schedule's unrolling)|--clang-passes --cflag -fno-unroll-loops
+clang's -O2|--clang-passes --opt 2
+clang's -O1|--clang-passes --opt 1
+no LLVM passes (parse + IR + code generation only)|--passes verify
 LIST

@@ -62,13 +62,13 @@ int64_t latest_run() {
   return j.is_array() && !j.empty() ? j.back()["run"].get<int64_t>() : 0;
 }
 
-const char* kTasks = "{softmax_attn_4x64x64,layernorm_64x128,cmvn_mfcc_49x10}";
+const char* kTasks = "{softmax_attn_4x64x64,layernorm_64x128,frame_log_energy_16k_98x400}";
 
 TEST(AgentCommand, FindsSignificantlyFasterCorrectProgramsAndEvalRescoresThem) {
   Dir d("find");
   std::string out = (d.path / "tuned").string();
   // (--tasks takes one glob: the three tasks are run one after the other, into one directory.)
-  for (const char* task : {"softmax_attn_4x64x64", "layernorm_64x128", "cmvn_mfcc_49x10"}) {
+  for (const char* task : {"softmax_attn_4x64x64", "layernorm_64x128", "frame_log_energy_16k_98x400"}) {
     auto j = nlohmann::json::parse(run(std::string("agent --tasks ") + task + " --budget 8 --json --out " + out + " --db " + db()),
                                    nullptr, false);
     ASSERT_TRUE(j.is_object()) << task << ": not JSON";
@@ -160,10 +160,10 @@ TEST(AgentCommand, TrajectoryPrintsEveryStepAndThePath) {
 TEST(AgentCommand, TheMainJobSearchesThenRescores) {
   Dir d("main");
   auto j = nlohmann::json::parse(
-      run("run --tasks cmvn_mfcc_49x10 --budget 4 --json --out " + (d.path / "tuned").string() + " --db " + db()), nullptr, false);
+      run("run --tasks frame_log_energy_16k_98x400 --budget 4 --json --out " + (d.path / "tuned").string() + " --db " + db()), nullptr, false);
   ASSERT_TRUE(j.is_object());
   ASSERT_EQ(j["attempts"].size(), 1u);
-  EXPECT_EQ(j["attempts"][0]["task"], "cmvn_mfcc_49x10");
+  EXPECT_EQ(j["attempts"][0]["task"], "frame_log_energy_16k_98x400");
   EXPECT_EQ(j["attempts"][0]["status"], "ok");
   EXPECT_GT(j["attempts"][0]["rounds"].get<int>(), 0);
   ASSERT_EQ(j["search"].size(), 1u);

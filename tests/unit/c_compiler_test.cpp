@@ -296,6 +296,69 @@ TEST_P(CCompilerTest, ModulesAreIndependentAndFreeTheirMemory) {
 INSTANTIATE_TEST_SUITE_P(Paths, CCompilerTest, ::testing::ValuesIn(compiler_cases()),
                          [](const ::testing::TestParamInfo<CompilerCase>& info) { return info.param.name; });
 
+#if EKB_WITH_LLVM
+// The in-process path runs ekb's pass list by default (runtime/cpu/llvm_passes.cpp); clang's own
+// -O3 pipeline and any pipeline text stay available, and all of them compute the same.
+TEST(InProcessPasses, EkbsPassListClangsAndAGivenPipelineComputeTheSame) {
+  auto cc = make_inprocess_c_compiler();
+  std::vector<float> A(64), B(64), bias(8);
+  for (int i = 0; i < 64; ++i) A[i] = float(i % 7) - 3, B[i] = float(i % 5) - 2;
+  for (int i = 0; i < 8; ++i) bias[i] = float(i) - 4;
+  using Fn = void (*)(const float*, const float*, const float*, float*);
+  std::vector<std::vector<float>> results;
+  CompileOptions ekb_passes, clang_passes, given;
+  clang_passes.passes = CompileOptions::Passes::clang;
+  given.pass_pipeline = "function(sroa,instcombine)";
+  for (const CompileOptions& o : {ekb_passes, clang_passes, given}) {
+    auto m = cc->compile(kMatmulBiasRelu, o);
+    auto fn = reinterpret_cast<Fn>(m->lookup("matmul_bias_relu"));
+    ASSERT_NE(fn, nullptr);
+    std::vector<float> Y(64, -1);
+    fn(A.data(), B.data(), bias.data(), Y.data());
+    results.push_back(Y);
+  }
+  EXPECT_EQ(results[0], results[1]);
+  EXPECT_EQ(results[0], results[2]);
+  CompileOptions bad;
+  bad.pass_pipeline = "function(no-such-pass)";
+  try {
+    cc->compile(kMatmulBiasRelu, bad);
+    ADD_FAILURE() << "an unknown pass compiled";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("pass pipeline"), std::string::npos) << e.what();
+    EXPECT_NE(e.log.find("no-such-pass"), std::string::npos) << e.log;
+  }
+}
+
+// What ekb's pass list is for: the lane-by-lane loads of a strided vector access (how ekb's C reads
+// a vector across rows) stay loads; clang's -O3 made AVX-512 gathers of them, slower on Zen 4/5.
+TEST(InProcessPasses, LaneByLaneVectorLoadsDoNotBecomeGathers) {
+  const char* src = R"(
+typedef float v16 __attribute__((vector_size(64), aligned(4)));
+void column_sums(const float* restrict X, float* restrict Y) {
+  v16 acc = {0};
+  for (int d = 0; d < 256; ++d) {
+    v16 r = {0};
+    for (int l = 0; l < 16; ++l) r[l] = X[l * 256 + d];
+    acc += r;
+  }
+  __builtin_memcpy(Y, &acc, sizeof acc);
+}
+)";
+  auto cc = make_inprocess_c_compiler();
+  std::string s = cc->emit(src, EmitKind::asm_text, {});
+  EXPECT_EQ(s.find("gather"), std::string::npos) << s;
+  CompileOptions clang_passes;
+  clang_passes.passes = CompileOptions::Passes::clang;
+  RecordProperty("clang_o3_gathers", cc->emit(src, EmitKind::asm_text, clang_passes).find("gather") != std::string::npos ? "yes" : "no");
+  std::vector<float> X(16 * 256), Y(16);
+  for (size_t i = 0; i < X.size(); ++i) X[i] = float(i / 256);  // row l holds l
+  auto m = cc->compile(src, {});
+  reinterpret_cast<void (*)(const float*, float*)>(m->lookup("column_sums"))(X.data(), Y.data());
+  for (int l = 0; l < 16; ++l) EXPECT_EQ(Y[l], 256.0f * float(l));
+}
+#endif
+
 TEST(CCompiler, DefaultCompilerIsThePreferredPath) {
   auto c = make_default_c_compiler();
 #if EKB_WITH_LLVM

@@ -57,7 +57,7 @@ std::string default_c_compiler_identity() {
       }
   }
 #if EKB_WITH_LLVM
-  std::string path = "clang " LLVM_VERSION_STRING " in process";
+  std::string path = "clang " LLVM_VERSION_STRING " in process, " + inprocess_code_identity();
 #else
   const char* env = std::getenv("CC");
   std::string path = resolve_in_path(env && *env ? env : "cc") + " subprocess";

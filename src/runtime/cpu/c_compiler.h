@@ -17,6 +17,12 @@ struct CompileOptions {
   std::string cpu = "native";          // target CPU: "native" means the host (getHostCPUName + features)
   std::vector<std::string> extra_flags;  // more compiler flags (e.g. "-DFOO=1")
   bool cplusplus = false;                // the source is C++ (gnu++17) instead of C (gnu11)
+  // In process only (the subprocess compiler runs its own -O<opt_level>):
+  enum class Passes { ekb, clang };
+  Passes passes = Passes::ekb;  // above -O0: ekb's LLVM pass list (llvm_passes.cpp), or clang's own -O<opt_level>
+  std::string pass_pipeline;    // for measurements: LLVM pass pipeline text to run instead of either
+  std::vector<std::string> target_features;  // more LLVM target features than the CPU's, e.g. "+prefer-no-gather"
+  bool llvm_default_codegen = false;  // the code generator's passes as LLVM picks them for the CPU (else: clang_frontend.h)
 };
 struct CompileError : std::runtime_error {  // what() is a one-line summary; log holds the compiler's diagnostics
   std::string log;

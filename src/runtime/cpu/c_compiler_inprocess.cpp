@@ -25,6 +25,7 @@
 
 #include "runtime/cpu/c_compiler.h"
 #include "runtime/cpu/clang_frontend.h"
+#include "runtime/cpu/llvm_passes.h"
 
 namespace ekb {
 namespace {
@@ -148,7 +149,7 @@ class InProcessCCompiler final : public CCompiler {
 
   std::unique_ptr<CompiledModule> compile(const std::string& c_source, const CompileOptions& o) override {
     auto ctx = std::make_unique<llvm::LLVMContext>();
-    std::unique_ptr<llvm::Module> module = frontend_.compile(c_source, o, *ctx);
+    std::unique_ptr<llvm::Module> module = optimized_module(c_source, o, *ctx);
     std::shared_ptr<std::string> backend_errors = collect_backend_errors(*ctx);
     // Everything the module defines and exports: looking them up below compiles the module now,
     // so codegen and link errors surface here rather than at the first lookup().
@@ -158,6 +159,7 @@ class InProcessCCompiler final : public CCompiler {
         defined.add(jit_->lljit->mangleAndIntern(gv.getName()));
 
     orc::LLJIT& lljit = *jit_->lljit;
+    std::unique_lock<std::mutex> switches = codegen_switches(o);  // the lookup below generates the code
     std::lock_guard<std::mutex> lock(jit_->codegen_mutex);
     jit_->take_errors();  // start with a clean slate
     auto jd = lljit.createJITDylib("ekb_kernel_" + std::to_string(jit_->next_id++));
@@ -205,7 +207,7 @@ class InProcessCCompiler final : public CCompiler {
 
   std::string emit(const std::string& c_source, EmitKind kind, const CompileOptions& o) override {
     llvm::LLVMContext ctx;
-    std::unique_ptr<llvm::Module> module = frontend_.compile(c_source, o, ctx);
+    std::unique_ptr<llvm::Module> module = optimized_module(c_source, o, ctx);
     std::string out;
     llvm::raw_string_ostream os(out);
     if (kind == EmitKind::ll) {
@@ -222,16 +224,29 @@ class InProcessCCompiler final : public CCompiler {
     if (tm.addPassesToEmitFile(pm, bos, nullptr, type))
       throw CompileError("this target cannot emit the requested file type", "");
     std::shared_ptr<std::string> backend_errors = collect_backend_errors(ctx);
+    std::unique_lock<std::mutex> switches = codegen_switches(o);
     pm.run(*module);
     throw_backend_errors(*backend_errors);
     return std::string(bytes.begin(), bytes.end());
   }
 
  private:
+  // The frontend's module, after ekb's passes when the frontend did not run clang's.
+  std::unique_ptr<llvm::Module> optimized_module(const std::string& c_source, const CompileOptions& o,
+                                                 llvm::LLVMContext& ctx) {
+    std::unique_ptr<llvm::Module> module = frontend_.compile(c_source, o, ctx);
+    std::string passes = passes_after_frontend(o);
+    if (!passes.empty()) {
+      std::lock_guard<std::mutex> lock(mutex_);  // (the TargetMachine's subtargets are made on demand)
+      run_llvm_passes(*module, target_machine(o), passes);
+    }
+    return module;
+  }
+
   // A TargetMachine per (cpu, opt level), created on first use and kept. Callers hold mutex_.
   llvm::TargetMachine& target_machine(const CompileOptions& o) {
     TargetCpu target = target_cpu_for(o);
-    std::string key = target.cpu + "|" + std::to_string(o.opt_level);
+    std::string key = target.cpu + "|" + join_features(target.features) + "|" + std::to_string(o.opt_level);
     auto& tm = machines_[key];
     if (!tm) {
       const std::string& triple = host_target().triple;

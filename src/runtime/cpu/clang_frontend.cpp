@@ -13,15 +13,18 @@
 #include <clang/Lex/PreprocessorOptions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
 #include <cstdlib>
 
+#include "runtime/cpu/llvm_passes.h"
 #include "runtime/cpu/restricted_vfs.h"
 
 namespace ekb {
@@ -37,6 +40,8 @@ std::string resource_dir() {
 std::string options_key(const CompileOptions& o) {
   std::string key = std::to_string(o.opt_level) + (o.openmp ? "|omp" : "|noomp") + (o.cplusplus ? "|c++" : "|c") + "|" + o.cpu;
   for (const std::string& f : o.extra_flags) key += "|" + f;
+  if (!passes_after_frontend(o).empty()) key += "|passes run after";
+  for (const std::string& f : o.target_features) key += "|" + f;
   return key;
 }
 
@@ -70,8 +75,41 @@ const HostTarget& host_target() {
 }
 
 TargetCpu target_cpu_for(const CompileOptions& o) {
-  if (o.cpu == "native" || o.cpu.empty()) return {host_target().cpu, host_target().features};
-  return {o.cpu, {}};
+  TargetCpu t = o.cpu == "native" || o.cpu.empty() ? TargetCpu{host_target().cpu, host_target().features} : TargetCpu{o.cpu, {}};
+  t.features.insert(t.features.end(), o.target_features.begin(), o.target_features.end());
+  return t;
+}
+
+std::string passes_after_frontend(const CompileOptions& o) {
+  if (!o.pass_pipeline.empty()) return o.pass_pipeline;
+  return o.opt_level > 0 && o.passes == CompileOptions::Passes::ekb ? ekb_pass_pipeline() : "";
+}
+
+namespace {
+bool host_is_x86() { return llvm::Triple(llvm::sys::getProcessTriple()).isX86(); }
+}  // namespace
+
+std::unique_lock<std::mutex> codegen_switches(const CompileOptions& o) {
+  static std::mutex mutex;
+  std::unique_lock<std::mutex> lock(mutex);
+  static llvm::cl::Option* post_ra = [] {  // (what clang's -mllvm -post-RA-scheduler=false sets)
+    auto& options = llvm::cl::getRegisteredOptions();
+    auto it = options.find("post-RA-scheduler");
+    return it == options.end() ? nullptr : it->second;
+  }();
+  if (post_ra) {
+    if (host_is_x86() && !o.llvm_default_codegen)
+      post_ra->addOccurrence(1, "post-RA-scheduler", "false");
+    else
+      post_ra->setPosition(0);  // as if never given: the CPU's scheduling model decides
+  }
+  return lock;
+}
+
+std::string inprocess_code_identity() {
+  CompileOptions defaults;
+  return std::string("passes ") + passes_after_frontend(defaults) +
+         (host_is_x86() && !defaults.llvm_default_codegen ? "; no post-RA scheduler" : "");
 }
 
 const std::string& init_llvm_native_once() {
@@ -135,8 +173,10 @@ std::shared_ptr<const clang::CompilerInvocation> ClangFrontend::base_invocation(
   inv->getTargetOpts().CPU = target.cpu;
   inv->getTargetOpts().TuneCPU = "";  // as with -march: tune for the target CPU itself
   inv->getTargetOpts().Features = target.features;
+  inv->getTargetOpts().FeaturesAsWritten = target.features;  // (clang derives the features from these)
   inv->getFrontendOpts().DisableFree = false;
   inv->getCodeGenOpts().DisableFree = false;
+  if (!passes_after_frontend(o).empty()) inv->getCodeGenOpts().DisableLLVMPasses = true;  // the caller runs them
   inv->getDiagnosticOpts().ShowColors = false;
 
   std::lock_guard<std::mutex> lock(mutex_);

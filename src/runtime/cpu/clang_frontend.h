@@ -34,6 +34,19 @@ struct TargetCpu {
 };
 TargetCpu target_cpu_for(const CompileOptions& o);
 
+// The LLVM pass pipeline the compile runs after clang's front end (which then runs none of its own),
+// or "" when clang runs its own -O<opt_level> pipeline.
+std::string passes_after_frontend(const CompileOptions& o);
+
+// Code generation with LLVM's process-wide switches set as `o` asks: on x86, without the post-RA
+// list scheduler unless o.llvm_default_codegen (it took 4% of a compile and changed no suite kernel's
+// time: bench/results/pass_pipeline.md; out-of-order x86 cores reorder for themselves). Hold the
+// lock while the code generator runs: one compile at a time sets and uses the switches.
+std::unique_lock<std::mutex> codegen_switches(const CompileOptions& o);
+// What, beyond clang's version and the CPU, decides the code a default compile makes: ekb's pass
+// list and the code generator's switches (part of the compile cache's key).
+std::string inprocess_code_identity();
+
 // Registers the native target with LLVM and loads libomp and libm with RTLD_GLOBAL so JIT'd code
 // can call them. Idempotent and thread-safe. Returns what failed to load ("" when all is well).
 const std::string& init_llvm_native_once();
@@ -46,7 +59,8 @@ class ClangFrontend {
  public:
   ClangFrontend();
   ~ClangFrontend();
-  // C source to an optimized module owned by ctx; throws CompileError with clang's diagnostics
+  // C source to a module owned by ctx, optimized by clang unless passes_after_frontend(o) names
+  // passes for the caller to run; throws CompileError with clang's diagnostics
   // (file name "kernel.c", with line:col). Thread-safe.
   std::unique_ptr<llvm::Module> compile(const std::string& c_source, const CompileOptions& o,
                                         llvm::LLVMContext& ctx);
