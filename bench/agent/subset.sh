@@ -15,7 +15,7 @@ EKB=${EKB:-build/src/ekb}
 out=bench/out/agent-$device
 mkdir -p "$out"
 db=$out/agent.db
-echo "== cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(grep -o -m1 -w 'avx512f\|avx2' /proc/cpuinfo | head -1)"
+echo "== cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(grep -q -m1 -w avx512f /proc/cpuinfo && echo avx512 || (grep -q -m1 -w avx2 /proc/cpuinfo && echo avx2 || echo 'no avx2'))"
 echo "== search: ekb agent --subset agent --device $device --budget $budget --time-limit $limit"
 start=$(date +%s)
 "$EKB" agent --subset agent --device "$device" --budget "$budget" --time-limit "$limit" --out "$out/programs" --db "$db"

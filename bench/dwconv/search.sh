@@ -11,7 +11,7 @@ EKB=${EKB:-build/src/ekb}
 BENCH=${BENCH:-build/bench/dwconv_bench}
 out=bench/out/dwconv
 mkdir -p "$out"
-echo "== cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(grep -o -m1 -w 'avx512f\|avx2' /proc/cpuinfo | head -1)"
+echo "== cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(grep -q -m1 -w avx512f /proc/cpuinfo && echo avx512 || (grep -q -m1 -w avx2 /proc/cpuinfo && echo avx2 || echo 'no avx2'))"
 threads=$(nproc)
 for device in edge-1core host; do
   echo "== search: ekb --suite bench/suite agent --tasks 'dwconv3x3_*' --device $device --budget $budget"
