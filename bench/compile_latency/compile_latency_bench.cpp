@@ -7,9 +7,11 @@
 // the key hashed from the source, the file read, the object loaded and linked (median over tasks).
 //
 // Usage: compile_latency_bench [--suite DIR] [--reps 3] [--schedule default|none|FILE] [--top 8] [--all] [--cflag FLAG]... [--opt N]
-//                              [--clang-passes | --passes PIPELINE]
+//                              [--clang-passes | --passes PIPELINE] [--beside-clang]
 // (--cflag adds a compiler flag, to measure what a flag costs or saves; the default is ekb's flags and
-// ekb's LLVM pass list; --clang-passes compiles with clang's own -O<opt> pipeline instead.)
+// ekb's LLVM pass list; --clang-passes compiles with clang's own -O<opt> pipeline instead;
+// --beside-clang compiles each task with clang's -O3 as well, alternating with ekb's compile, and
+// prints both medians and the per-task ratio: on a shared machine, the one comparison that holds.)
 #include <cstdio>
 
 #include "../bench_common.h"
@@ -32,6 +34,9 @@ int main(int argc, char** argv) {
   bool clang_passes = false;
   app.add_flag("--clang-passes", clang_passes, "clang's own -O<opt> pass pipeline instead of ekb's pass list");
   app.add_option("--passes", copts.pass_pipeline, "an LLVM pass pipeline (text) to run instead of ekb's pass list");
+  bool beside_clang = false;
+  app.add_flag("--beside-clang", beside_clang,
+               "also compile each task with clang's -O3 pipeline (how ekb compiled before), interleaved, and print the ratio");
   app.add_option("--opt", copts.opt_level, "the optimization level (-O0 to -O3; ekb compiles at 3)")->capture_default_str()->check(CLI::Range(0, 3));
   CLI11_PARSE(app, argc, argv);
   if (clang_passes) copts.passes = ekb::CompileOptions::Passes::clang;
@@ -66,16 +71,25 @@ int main(int argc, char** argv) {
     }
     std::vector<Row> rows;
     std::vector<std::pair<std::string, std::string>> sources;  // (task, its C), for the cache's side
-    std::vector<double> all_total;
+    std::vector<double> all_total, clang_ms, ratios;  // (--beside-clang: per task, clang's compile and ours / clang's)
+    ekb::CompileOptions clang_opts = copts;
+    clang_opts.passes = ekb::CompileOptions::Passes::clang;
+    clang_opts.pass_pipeline.clear();
+    clang_opts.llvm_default_codegen = true;
     for (const ekb::Task& t : suite.tasks()) {
-      std::vector<double> lo, co, to;
+      std::vector<double> lo, co, to, cl;
       size_t bytes = 0;
       for (int r = 0; r < reps; ++r) {
         std::string c;
         double l = lower_print(t, c);
-        auto t0 = std::chrono::steady_clock::now();
-        ekb::CpuKernel k = ekb::compile_cpu_kernel(*cc, c, copts);
-        double cm = bench::ms_since(t0);
+        auto compile_ms = [&](const ekb::CompileOptions& o) {
+          auto t0 = std::chrono::steady_clock::now();
+          ekb::CpuKernel k = ekb::compile_cpu_kernel(*cc, c, o);
+          return bench::ms_since(t0);
+        };
+        if (beside_clang && r % 2 == 0) cl.push_back(compile_ms(clang_opts));  // (which goes first alternates)
+        double cm = compile_ms(copts);
+        if (beside_clang && r % 2 == 1) cl.push_back(compile_ms(clang_opts));
         lo.push_back(l);
         co.push_back(cm);
         to.push_back(l + cm);
@@ -84,6 +98,10 @@ int main(int argc, char** argv) {
         if (r == 0) sources.push_back({t.name, c});
       }
       rows.push_back({t.name, bench::median(lo), bench::median(co), bench::median(to), bytes});
+      if (beside_clang) {
+        clang_ms.push_back(bench::median(cl));
+        ratios.push_back(rows.back().compile_ms / clang_ms.back());
+      }
       if (all)
         fmt::print("  {:<44} lower+print {:7.2f} ms  clang+JIT {:7.1f} ms  total {:7.1f} ms  ({} bytes of C)\n", t.name,
                    rows.back().lower_ms, rows.back().compile_ms, rows.back().total_ms, bytes);
@@ -105,6 +123,11 @@ int main(int argc, char** argv) {
     for (int i = 0; i < top && i < int(rows.size()); ++i)
       fmt::print("  {:<44} lower+print {:7.2f} ms  clang+JIT {:7.1f} ms  total {:7.1f} ms  ({} bytes of C)\n", rows[i].name,
                  rows[i].lower_ms, rows[i].compile_ms, rows[i].total_ms, rows[i].c_bytes);
+    if (beside_clang)
+      fmt::print("\nbeside it, interleaved: clang's -O3 pipeline (ekb's compile before) clang+JIT median {:.2f} ms, p95 {:.2f} ms; "
+                 "per task, ekb's clang+JIT / clang -O3's: median {:.3f} (IQR {:.3f}-{:.3f}, max {:.3f})\n",
+                 bench::median(clang_ms), bench::quantile(clang_ms, 0.95), bench::median(ratios), bench::quantile(ratios, 0.25),
+                 bench::quantile(ratios, 0.75), *std::max_element(ratios.begin(), ratios.end()));
     std::vector<double> totals;
     for (const Row& r : rows) totals.push_back(r.total_ms);
     double med = bench::median(totals);
