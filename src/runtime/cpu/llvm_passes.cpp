@@ -6,13 +6,16 @@
 // -O3's work buys nothing, and some of it costs run time. Measured on every suite task's default
 // schedule against clang's -O3 (bench/compile_latency/pass_pipeline_bench, bench/results/pass_pipeline.md):
 //   - the SLP vectorizer turned the lane-by-lane loads of strided vector accesses into AVX-512
-//     gather instructions, which made layernorm, GRU cells or a GEMV 1.6-2.6x slower on Zen 5;
+//     gather instructions, which made layernorm, GRU cells, attention or a GEMV 1.4-2.0x slower on Zen 5;
 //     without it the kernels are as fast or faster (geomean 1.1x) and it cost 11% of the passes;
 //   - runtime (remainder-loop) unrolling of loops the schedule left rolled roughly doubled the code
 //     the back end compiles, for no measured gain; full and partial unrolling of constant loops stay;
-//   - the passes that serve general C (interprocedural constant propagation, global optimization,
-//     jump threading, loop unswitching, induction variable rewriting, switch lowering, coroutines,
-//     OpenMP's own optimizer) and two of -O3's eight instcombine runs are left out.
+//   - passes that serve general C but not this C (loop unswitching, loop idioms and distribution,
+//     induction variable rewriting, speculative execution, switch lowering, coroutines, OpenMP's
+//     own optimizer, attribute and argument rewriting) and two of -O3's eight instcombine runs are
+//     left out. What stays was kept because a measurement asked for it: without jump threading a
+//     hand-written depthwise schedule ran 2.7x slower, without reassociation a strided 1-D
+//     convolution 10% (pass_pipeline_bench --file: the schedules of bench/ and the search's programs).
 // With a prelude that holds only what the kernel calls (codegen/c_prelude.h) and the post-RA
 // scheduler off on x86 (clang_frontend.h), a suite compile takes about two thirds of the time it took
 // with clang's -O3 (bench/results/compile_latency.md).
@@ -54,10 +57,12 @@ const std::string& ekb_pass_pipeline() {
     std::string ic = kInstCombine, cfg = kSimplifyCfg, rotate = kRotate, licm = kLicm;
     // 1. Each function alone: values out of memory (the C's locals and vector temporaries), first cleanup.
     std::string early = "function<eager-inv>(" + join({"lower-expect", cfg, "sroa<modify-cfg>", "early-cse<>"}) + ")";
-    // 2. The helpers inlined into the kernel and its OpenMP bodies, each function simplified as it is
-    //    inlined into: loops rotated, invariants hoisted, small constant loops (a 3x3 window, a
-    //    vector's lanes) fully unrolled, redundant loads and stores removed.
-    std::string simplify = join({"sroa<modify-cfg>", "early-cse<memssa>", cfg,
+    // 2. Constants across functions; the helpers inlined into the kernel and its OpenMP bodies, each
+    //    function simplified as it is inlined into: the chains of bound checks of padded or clamped
+    //    reads threaded (without jump threading a hand-written depthwise schedule ran 2.7x slower),
+    //    index arithmetic reassociated, loops rotated, invariants hoisted, small constant loops (a
+    //    3x3 window, a vector's lanes) fully unrolled, redundant loads and stores removed.
+    std::string simplify = join({"sroa<modify-cfg>", "early-cse<memssa>", "jump-threading", "correlated-propagation", "reassociate", cfg,
                                  "loop-mssa(" + join({"loop-instsimplify", "loop-simplifycfg", "licm<no-allowspeculation>", rotate, licm}) + ")",
                                  cfg, ic, "loop(loop-deletion,loop-unroll-full)", "sroa<modify-cfg>", "vector-combine", "gvn<>", ic,
                                  "memcpyopt", "dse", "loop-mssa(" + licm + ")", cfg, ic});
@@ -70,7 +75,8 @@ const std::string& ekb_pass_pipeline() {
                              "infer-alignment", kSimplifyCfgLate, "vector-combine", ic, "loop-unroll<O3;no-runtime>",
                              "sroa<preserve-cfg>", "infer-alignment", ic, "loop-mssa(" + licm + ")", "instsimplify", cfg}) +
                        ")";
-    return join({early, "always-inline", inline_and_simplify, "globaldce", late, "globaldce"});
+    return join({early, "ipsccp", "globalopt", "function<eager-inv>(" + ic + "," + cfg + ")", "always-inline", inline_and_simplify,
+                 "globaldce", late, "globaldce"});
   }();
   return text;
 }
