@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
       std::sort(paths.begin(), paths.end());
       for (const auto& f : paths) {
         auto program = ekb::load_program(ekb::read_source_file(f.string()));
-        cases.push_back({f.filename().string(), program, ""});
+        cases.push_back({f.lexically_normal().string(), program, ""});
       }
     }
     auto cc = ekb::make_default_c_compiler();

@@ -29,7 +29,7 @@ enum class ActionKind {
   reciprocal, constant_divisor, split_reduction,                           // L0
   serial, parallel, vectorize, unroll, reorder, tile, split, interchange,  // L1 (cpu)
   gpu_threads, gpu_elements, gpu_reduction_threads,                        // L1 (cuda, opencl)
-  compute_at, inline_stage, register_tile, vector_reduction,               // L2 (cpu)
+  compute_at, inline_stage, register_tile, fused_register_tile, vector_reduction,  // L2 (cpu)
   gpu_fuse, gpu_block_tile, gpu_double_buffer,                              // L2 (cuda, opencl)
 };
 

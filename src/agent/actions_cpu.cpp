@@ -377,6 +377,91 @@ void register_tile_actions(const AgentProgram& p, const Analysis& a, const Stage
   }
 }
 
+// ---- L2: a reduction's register tile computed per tile of its element-wise consumer ----
+
+// Whether `c` reads `s` only at its own point (every load of s indexed by c's variables, in order):
+// an element-wise consumer such as a bias and an activation after a convolution.
+bool reads_pointwise(const lower::LStage& c, const std::string& s) {
+  bool any = false, all = true;
+  std::function<void(const lir::ExprP&)> walk = [&](const lir::ExprP& e) {
+    if (!e) return;
+    if (e->kind == lir::EK::load && e->name == s) {
+      any = true;
+      bool same = e->args.size() == c.vars.size();
+      for (size_t i = 0; same && i < e->args.size(); ++i)
+        same = e->args[i]->kind == lir::EK::var && e->args[i]->name == c.vars[i];
+      all = all && same;
+    }
+    for (const auto& x : e->args) walk(x);
+  };
+  walk(c.value);
+  return any && all;
+}
+
+// The consumer tiled over its two innermost loops, mi x ni, the reduction computed at each tile with
+// its reduction loops outside, the tile's rows unrolled and its columns in vector registers: the
+// tile's accumulators stay in registers and the result goes straight to the consumer. (The register
+// tile above writes the whole reduction out before its consumer reads it: for a depthwise
+// convolution, twice the memory traffic of the kernel itself.) Small reduction loops (a 3x3 window)
+// are unrolled too.
+void fused_register_tile_actions(const AgentProgram& p, const Analysis& a, const StageView& v,
+                                 const std::vector<StageView>& all, const Target& t, std::vector<Action>& out) {
+  const lower::LStage& st = *v.stage;
+  size_t n = st.vars.size();
+  if (!st.has_reduction() || n < 2 || st.created || st.is_output) return;
+  auto consumers = a.graph.consumers(st.name);
+  if (consumers.size() != 1) return;
+  const StageView* cv = nullptr;
+  for (const auto& x : all)
+    if (x.stage->name == consumers[0]) cv = &x;
+  if (!cv || cv->inlined() || cv->stage->has_reduction() || cv->stage->extents != st.extents || !reads_pointwise(*cv->stage, st.name))
+    return;
+  const std::string& s = st.name;
+  const std::string& c = cv->stage->name;
+  const std::string ca = cv->stage->vars[n - 2], cb = cv->stage->vars[n - 1];
+  const std::string& sa = st.vars[n - 2];
+  const std::string& sb = st.vars[n - 1];
+  int64_t ea = st.extents[n - 2], eb = st.extents[n - 1];
+  int lanes = std::max(1, t.lanes(st.type));
+  int regs = std::max(8, t.vector_registers);
+  for (int64_t ni : {lanes, 2 * lanes, 3 * lanes, 4 * lanes}) {
+    if (ni < 2 || ni > eb || eb % ni != 0) continue;
+    int64_t vecs = (ni + lanes - 1) / lanes;
+    for (int64_t mi : {2, 3, 4, 6, 7, 8}) {
+      if (mi > ea || ea % mi != 0 || mi * vecs + vecs + 1 > regs) continue;
+      // The consumer: tiled, rows unrolled, columns in vectors, its outermost loop parallel.
+      std::string ao = ca + "_o", bo = cb + "_o", ai = ca + "_i", bi = cb + "_i";
+      std::vector<std::string> cl = {fmt::format("tile {} {} {} {} -> {} {} {} {}", ca, cb, mi, ni, ao, bo, ai, bi),
+                                     "unroll " + ai};
+      auto columns = [&](const std::string& var, std::vector<std::string>& dirs) {
+        if (lanes <= 1) return;
+        if (ni > lanes) {
+          dirs.push_back(fmt::format("split {} {} -> {}_r {}_v", var, lanes, var, var));
+          dirs.push_back(fmt::format("unroll {}_r", var));
+          dirs.push_back(fmt::format("vectorize {}_v", var));
+        } else {
+          dirs.push_back(fmt::format("vectorize {} {}", var, lanes));  // (the reduction's own c spans the whole extent)
+        }
+      };
+      columns(bi, cl);
+      if (t.threads > 1) cl.push_back("parallel " + (n > 2 ? cv->stage->vars[0] : ao));
+      // The reduction, at the consumer's tile: its reductions outside its (tile-sized) pure loops.
+      std::vector<std::string> order(st.rvars.begin(), st.rvars.end());
+      order.insert(order.end(), st.vars.begin(), st.vars.end());
+      std::vector<std::string> sl = {fmt::format("reorder {}", fmt::join(order, " ")), "unroll " + sa};
+      for (size_t r = 0; r < st.rvars.size(); ++r)
+        if (st.rextents[r] <= 4) sl.push_back("unroll " + st.rvars[r]);
+      columns(sb, sl);
+      AgentProgram q = with_line(p, c, cl, false);
+      q = with_line(q, s, sl, false);
+      drop_directives(q, s, true, "compute_at");
+      q = with_appended(q, s, fmt::format("compute_at {} {}", c, bo), true);
+      add(out, AgentLayer::memory, ActionKind::fused_register_tile,
+          fmt::format("{}: register tile {}x{} at {}'s tiles", s, mi, ni, c), std::move(q));
+    }
+  }
+}
+
 // ---- L2: a reduction along its contiguous axis, in vector lanes ----
 
 void vector_reduction_actions(const AgentProgram& p, const Analysis& a, const StageView& v, const Target& t,
@@ -430,6 +515,7 @@ void cpu_memory_actions(const AgentProgram& p, const Analysis& a, const Target& 
     placement_actions(p, a, v, views, out);
     if (v.inlined()) continue;
     register_tile_actions(p, a, v, t, out);
+    fused_register_tile_actions(p, a, v, views, t, out);
     vector_reduction_actions(p, a, v, t, out);
   }
 }

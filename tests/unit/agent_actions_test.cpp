@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "agent/actions.h"
+#include "cpu_test_util.h"
 #include "codegen/c_printer.h"
 #include "harness/device_profiles.h"
 #include "ir/check.h"
@@ -88,6 +89,54 @@ TEST(AgentActions, RegisterTilesFitTheVectorRegisters) {
     EXPECT_TRUE(analyze(x.program, t)) << x.name << "\n" << x.program.text();
   }
   EXPECT_GT(tiles, 4);
+}
+
+// A depthwise convolution's sum followed by its bias and ReLU6 (bench/suite/dwconv3x3.ekb's shape):
+// its register tiles at the consumer's tiles keep the accumulators in registers and write the
+// result once, each fits the vector registers, lowers, and computes what the reference does.
+TEST(AgentActions, AReductionsRegisterTileCanBeComputedAtItsElementWiseConsumersTiles) {
+  auto program = load_program(std::make_shared<SourceFile>("dw.ekb", R"(kernel dw
+  category conv
+  domain vision
+  dim H = 14, W = 14, C = 32
+  in X : f32[H, W, C]
+  in Wt : f32[3, 3, C]
+  in B : f32[C]
+  out Y : f32[H, W, C]
+  Xp[h < H + 2, w < W + 2, c] = select(h >= 1 && h <= H && w >= 1 && w <= W, X[h - 1, w - 1, c], 0.0)
+  S[oh < H, ow < W, c] = sum(kh < 3, kw < 3) Xp[oh + kh, ow + kw, c] * Wt[kh, kw, c]
+  Y[oh, ow, c] = clamp(S[oh, ow, c] + B[c], 0.0, 6.0)
+)"));
+  Target t = avx2();
+  AgentProgram p = default_program(*program, t);
+  auto a = analyze(p, t);
+  ASSERT_TRUE(a);
+  std::vector<Action> tiles;
+  for (auto& x : enumerate_actions(p, *a, AgentLayer::memory, t))
+    if (x.kind == ActionKind::fused_register_tile) tiles.push_back(x);
+  ASSERT_FALSE(tiles.empty());
+  bool seven_by_eight = false;
+  for (const auto& x : tiles) {
+    int mi = 0, ni = 0;
+    ASSERT_EQ(std::sscanf(x.name.c_str() + x.name.find("register tile ") + 14, "%dx%d", &mi, &ni), 2) << x.name;
+    EXPECT_EQ(14 % mi, 0) << x.name;
+    EXPECT_EQ(ni % 8, 0) << x.name;
+    EXPECT_LE(mi * (ni / 8) + ni / 8 + 1, t.vector_registers) << x.name;
+    EXPECT_NE(x.program.text().find("compute_at Y"), std::string::npos) << x.program.text();
+    EXPECT_TRUE(analyze(x.program, t)) << x.name << "\n" << x.program.text();
+    if (mi == 7 && ni == 8) {
+      seven_by_eight = true;
+      test::CpuCheck run = test::check_on_cpu(*program, x.program.schedule_text());
+      EXPECT_TRUE(run.pass) << run.report << "\n" << x.program.text();
+      EXPECT_NE(run.c_source.find("float b_S[56]"), std::string::npos) << "S is a 7 x 8 tile per tile of Y:\n" << run.c_source;
+    }
+  }
+  EXPECT_TRUE(seven_by_eight);
+  // No such tile for a reduction whose reader is not element-wise (the matmul's C is the output).
+  AgentProgram mm = default_program(*matmul_256(), t);
+  auto am = analyze(mm, t);
+  ASSERT_TRUE(am);
+  for (const auto& x : enumerate_actions(mm, *am, AgentLayer::memory, t)) EXPECT_NE(x.kind, ActionKind::fused_register_tile) << x.name;
 }
 
 // A parallel loop inside a serial one (the threads start once per iteration of it) can be split in
