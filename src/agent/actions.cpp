@@ -49,7 +49,7 @@ const std::vector<ActionKindInfo>& action_kinds() {
       {K::register_tile, L2, "register tile",
        "an mi x ni tile accumulated in vector registers (tile, cache_write local, unrolled rows, vector columns), the streamed operand optionally packed in panels"},
       {K::fused_register_tile, L2, "fused register tile",
-       "a reduction's mi x ni tile computed at each tile of its element-wise consumer (a convolution's bias and activation): accumulators in registers, small reduction loops unrolled"},
+       "a reduction's mi x ni tile computed at each tile of its element-wise consumer (a convolution's bias and activation): accumulators in registers, small reduction loops unrolled; optionally its element-wise producers (a padded copy) inlined"},
       {K::vector_reduction, L2, "vector reduction", "a reduction over its contiguous axis in 1, 2 or 4 registers of partial sums (split, rfactor, vectorize)"},
       {K::gpu_fuse, L2, "fuse", "a producer computed inside each thread of its consumer's kernel (one kernel fewer)"},
       {K::gpu_block_tile, L2, "block tile",

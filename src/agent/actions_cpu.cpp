@@ -456,8 +456,25 @@ void fused_register_tile_actions(const AgentProgram& p, const Analysis& a, const
       q = with_line(q, s, sl, false);
       drop_directives(q, s, true, "compute_at");
       q = with_appended(q, s, fmt::format("compute_at {} {}", c, bo), true);
-      add(out, AgentLayer::memory, ActionKind::fused_register_tile,
-          fmt::format("{}: register tile {}x{} at {}'s tiles", s, mi, ni, c), std::move(q));
+      std::string name = fmt::format("{}: register tile {}x{} at {}'s tiles", s, mi, ni, c);
+      // Also with the reduction's element-wise producers inlined (a padded copy of the input read
+      // through guarded loads): what such a tile wants, and one step instead of two for the search.
+      AgentProgram inl = q;
+      std::vector<std::string> inlined;
+      for (const auto& x : all) {
+        const lower::LStage& ps = *x.stage;
+        if (ps.has_reduction() || ps.created || ps.is_output || x.inlined()) continue;
+        auto readers = a.graph.consumers(ps.name);
+        if (std::find(readers.begin(), readers.end(), s) == readers.end()) continue;
+        inl = with_line(inl, ps.name, {}, false);
+        drop_directives(inl, ps.name, true, "compute_at");
+        inl = with_appended(inl, ps.name, "inline", true);
+        inlined.push_back(ps.name);
+      }
+      add(out, AgentLayer::memory, ActionKind::fused_register_tile, name, std::move(q));
+      if (!inlined.empty())
+        add(out, AgentLayer::memory, ActionKind::fused_register_tile,
+            fmt::format("{}, {} inlined", name, fmt::join(inlined, ", ")), std::move(inl));
     }
   }
 }
