@@ -448,7 +448,9 @@ void fused_register_tile_actions(const AgentProgram& p, const Analysis& a, const
       // The reduction, at the consumer's tile: its reductions outside its (tile-sized) pure loops.
       std::vector<std::string> order(st.rvars.begin(), st.rvars.end());
       order.insert(order.end(), st.vars.begin(), st.vars.end());
-      std::vector<std::string> sl = {fmt::format("reorder {}", fmt::join(order, " ")), "unroll " + sa};
+      // `unroll sa mi`, not the whole axis: the schedule is checked on the stage's own extent (a 112-wide
+      // image would be 112 copies, refused), and compute_at leaves mi rows of it at each tile.
+      std::vector<std::string> sl = {fmt::format("reorder {}", fmt::join(order, " ")), fmt::format("unroll {} {}", sa, mi)};
       for (size_t r = 0; r < st.rvars.size(); ++r)
         if (st.rextents[r] <= 4) sl.push_back("unroll " + st.rvars[r]);
       columns(sb, sl);
