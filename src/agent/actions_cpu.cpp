@@ -379,25 +379,6 @@ void register_tile_actions(const AgentProgram& p, const Analysis& a, const Stage
 
 // ---- L2: a reduction's register tile computed per tile of its element-wise consumer ----
 
-// Whether `c` reads `s` only at its own point (every load of s indexed by c's variables, in order):
-// an element-wise consumer such as a bias and an activation after a convolution.
-bool reads_pointwise(const lower::LStage& c, const std::string& s) {
-  bool any = false, all = true;
-  std::function<void(const lir::ExprP&)> walk = [&](const lir::ExprP& e) {
-    if (!e) return;
-    if (e->kind == lir::EK::load && e->name == s) {
-      any = true;
-      bool same = e->args.size() == c.vars.size();
-      for (size_t i = 0; same && i < e->args.size(); ++i)
-        same = e->args[i]->kind == lir::EK::var && e->args[i]->name == c.vars[i];
-      all = all && same;
-    }
-    for (const auto& x : e->args) walk(x);
-  };
-  walk(c.value);
-  return any && all;
-}
-
 // The consumer tiled over its two innermost loops, mi x ni, the reduction computed at each tile with
 // its reduction loops outside, the tile's rows unrolled and its columns in vector registers: the
 // tile's accumulators stay in registers and the result goes straight to the consumer. (The register
@@ -414,7 +395,7 @@ void fused_register_tile_actions(const AgentProgram& p, const Analysis& a, const
   const StageView* cv = nullptr;
   for (const auto& x : all)
     if (x.stage->name == consumers[0]) cv = &x;
-  if (!cv || cv->inlined() || cv->stage->has_reduction() || cv->stage->extents != st.extents || !reads_pointwise(*cv->stage, st.name))
+  if (!cv || cv->inlined() || cv->stage->has_reduction() || cv->stage->extents != st.extents || !lower::reads_pointwise(*cv->stage, st.name))
     return;
   const std::string& s = st.name;
   const std::string& c = cv->stage->name;

@@ -168,6 +168,22 @@ bool reads(const ExprP& e, const std::string& buffer) {
   return false;
 }
 
+bool reads_pointwise(const LStage& consumer, const std::string& producer) {
+  bool any = false, all = true;
+  std::function<void(const ExprP&)> walk = [&](const ExprP& e) {
+    if (e->kind == EK::load && e->name == producer) {
+      any = true;
+      bool same = e->args.size() == consumer.vars.size();
+      for (size_t i = 0; same && i < e->args.size(); ++i)
+        same = e->args[i]->kind == EK::var && e->args[i]->name == consumer.vars[i];
+      all = all && same;
+    }
+    for (const auto& a : e->args) walk(a);
+  };
+  walk(consumer.value);
+  return any && all;
+}
+
 namespace {
 ExprP rebuild(const ExprP& e, std::vector<ExprP> args) {
   bool same = args.size() == e->args.size();

@@ -48,6 +48,10 @@ Graph build_graph(const Program& p);
 
 // Helpers over loop-IR expressions used by graph rewrites.
 bool reads(const lir::ExprP& e, const std::string& buffer);
+// Whether `consumer` reads `producer`, and only at its own point (every load is producer[v0, v1, ...]
+// with the consumer's pure variables in order): an element-wise consumer such as a bias and an
+// activation after a convolution.
+bool reads_pointwise(const LStage& consumer, const std::string& producer);
 // Replaces variables by expressions (names not in the map stay).
 lir::ExprP substitute(const lir::ExprP& e, const std::vector<std::pair<std::string, lir::ExprP>>& map);
 // Replaces every load of `buffer` by f(indices).

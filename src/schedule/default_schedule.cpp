@@ -55,21 +55,6 @@ bool has_costly_call(const lir::ExprP& e) {
   return false;
 }
 
-// Does `consumer` read `producer` exactly at its own point (producer[v0, v1, ...] with the
-// consumer's pure variables in order)?
-bool reads_pointwise(const lir::ExprP& e, const std::string& producer, const LStage& consumer, bool& all_pointwise) {
-  bool found = false;
-  if (e->kind == lir::EK::load && e->name == producer) {
-    found = true;
-    bool same = e->args.size() == consumer.vars.size();
-    for (size_t i = 0; same && i < e->args.size(); ++i)
-      same = e->args[i]->kind == lir::EK::var && e->args[i]->name == consumer.vars[i];
-    all_pointwise = all_pointwise && same;
-  }
-  for (const auto& a : e->args) found = reads_pointwise(a, producer, consumer, all_pointwise) || found;
-  return found;
-}
-
 // Threads per block of the default GPU schedule.
 constexpr int64_t kGpuThreads = 256;
 
@@ -183,9 +168,7 @@ std::string default_schedule_text(const Program& p, const Target& target) {
     }
     if (s.has_reduction() && consumers.size() == 1 && sites == 1 && !(backend != Backend::cpu && reduce_across_threads(s))) {
       const LStage& c = g.stages[g.find(consumers[0])];
-      bool pointwise = true;
-      reads_pointwise(c.value, s.name, c, pointwise);
-      if (pointwise && !c.vars.empty() && !(backend != Backend::cpu && reduce_across_threads(c))) fused_into[s.name] = c.name;
+      if (reads_pointwise(c, s.name) && !c.vars.empty() && !(backend != Backend::cpu && reduce_across_threads(c))) fused_into[s.name] = c.name;
     }
   }
   keep_loop_nests_shallow(g, fused_into);
