@@ -13,7 +13,12 @@ glob=${2:-*}
 ekb=${EKB:-build/src/ekb}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$ekb" run --device "$device" --tasks "$glob" --json --db "${VERIFY_DB:-$tmp/run.db}" > "$tmp/report.json" || true
+# Each task's own text as its submission: a candidate without schedule sections is the default schedule.
+# (`ekb run --tasks` would run LEKA's search first.)
+mkdir -p "$tmp/default"
+"$ekb" list --json | python3 -c 'import json, sys; print("\n".join(t["name"] for t in json.load(sys.stdin)))' |
+  while read -r task; do "$ekb" show "$task" > "$tmp/default/$task.ekb"; done
+"$ekb" eval "$tmp/default" --device "$device" --tasks "$glob" --json --db "${VERIFY_DB:-$tmp/run.db}" > "$tmp/report.json" || true
 python3 - "$tmp/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

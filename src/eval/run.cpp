@@ -5,14 +5,11 @@
 
 #include <iostream>
 
+#include "ekb_commit.h"  // generated at build time (cmake/ekb_commit.cmake)
 #include "eval/evaluator.h"
 #include "harness/gpu_probe.h"
 #include "runtime/cpu/c_compiler.h"
 #include "util/progress.h"
-
-#ifndef EKB_GIT_COMMIT
-#define EKB_GIT_COMMIT "unknown"
-#endif
 
 namespace ekb {
 

@@ -64,6 +64,14 @@ TEST(EvalCommand, ReportsMetricsAndProblems) {
   EXPECT_EQ(j["failures"]["wrong"], 1);
   ASSERT_EQ(j["problems"].size(), 1u);
   EXPECT_NE(j["problems"][0].get<std::string>().find("no task named `no_such_task`"), std::string::npos);
+  // The run names the commit ekb was built from (written at build time, not when CMake configured).
+  std::string head = ekb::test::run_command("git -C " EKB_SOURCE_DIR " rev-parse HEAD 2>/dev/null").out;
+  std::string commit = j["environment"].value("ekb_commit", "");
+  if (!head.empty()) {
+    std::string hash = commit.substr(0, commit.find('-'));
+    EXPECT_GE(hash.size(), 7u) << commit;
+    EXPECT_EQ(head.rfind(hash, 0), 0u) << "built from " << commit << ", the tree is at " << head;
+  }
   // `ekb results` reads the same run back.
   auto r = nlohmann::json::parse(run("results 1 --db " + (d.path / "r.db").string() + " --json"), nullptr, false);
   ASSERT_TRUE(r.is_object());
