@@ -19,12 +19,16 @@ constexpr double kGhz = 3.0;                 // cycles per ns, for turning cycle
 constexpr double kArithPerCycle = 2.0;       // vector (or scalar) arithmetic operations per cycle
 constexpr double kLoadsPerCycle = 2.0;       // loads per cycle
 constexpr double kStoresPerCycle = 1.0;      // stores per cycle
+constexpr double kScalarPerCycle = 4.0;      // scalar integer and compare operations per cycle (their own ALUs)
 constexpr double kAccumulateLatency = 4.0;   // cycles of an add/FMA feeding the next iteration
 constexpr double kForkJoinNs = 4000;         // entering and leaving one parallel region
 constexpr double kLoopIterationCycles = 1.0; // compare, branch, induction variable
 constexpr double kStridedLineCycles = 2.0;   // a cache line fetched for a strided (non-unit) access
 constexpr double kDefaultBandwidthGBs = 16;  // per thread, when nothing better is known
 constexpr double kRegisterElements = 256;    // a local buffer this small (a register tile) is kept in registers
+
+// Memory bandwidth per thread's share (GB/s), for bytes that must go to memory and back.
+double bandwidth_gbs(const Target& t) { return kDefaultBandwidthGBs * std::min(2, std::max(1, t.threads)); }
 
 struct Loop {
   std::string var;
@@ -164,12 +168,35 @@ class Walker {
   // classified by their stride along the vector lane and the innermost serial loop (an invariant
   // load is hoisted out of it).
   struct Ops {
-    double arith = 0, loads = 0, strided_lines = 0;
+    double arith = 0, scalar = 0, loads = 0, strided_lines = 0;
   };
+  // Whether `e` reads no memory: then, when it is also the same in every vector lane, it is scalar work.
+  static bool load_free(const ExprP& e) {
+    if (!e) return true;
+    if (e->kind == EK::load || e->kind == EK::reduce) return false;
+    for (const auto& a : e->args)
+      if (!load_free(a)) return false;
+    return true;
+  }
+  static double op_count(const ExprP& e) {
+    if (!e || e->kind == EK::int_imm || e->kind == EK::float_imm || e->kind == EK::var) return 0;
+    double n = 1;
+    for (const auto& a : e->args) n += op_count(a);
+    return n;
+  }
   double expr_cycles(const ExprP& e, bool vector, double lanes, double inner_extent, const Loop* serial, const Loop* vec,
                      Ops& ops) const {
     if (!e) return 0;
     double c = 0;
+    // In a vector body, arithmetic that is the same in every lane and reads nothing (a padded
+    // input's bounds test, an index) is scalar work on the integer ALUs, not a vector operation.
+    if (vector && vec && e->kind != EK::load && e->kind != EK::reduce && load_free(e)) {
+      ExprP x = expand(e);
+      if (!lower::uses_var(x, vec->var) && load_free(x)) {
+        ops.scalar += op_count(e);
+        return 0;
+      }
+    }
     switch (e->kind) {
       case EK::int_imm: case EK::float_imm: case EK::var: return 0;
       case EK::load: {
@@ -221,7 +248,7 @@ class Walker {
   // What the statements of one loop body issue per execution of the body, summed over the body.
   struct Body {
     double executions = 0;  // of the body (the largest over its statements)
-    double arith = 0, loads = 0, stores = 0, strided_lines = 0;
+    double arith = 0, scalar = 0, loads = 0, stores = 0, strided_lines = 0;
     bool accumulates = false;  // a loop-carried accumulation through this loop
   };
   std::vector<Body> bodies_ = {Body{}};
@@ -243,6 +270,7 @@ class Walker {
     Body& b = bodies_.back();
     b.executions = std::max(b.executions, n);
     b.arith += n * ops.arith;
+    b.scalar += n * ops.scalar;
     b.loads += n * ops.loads;
     b.stores += n * stores;
     b.strided_lines += n * ops.strided_lines;
@@ -253,10 +281,12 @@ class Walker {
     }
   }
 
-  // A body's cost: its busiest port (two arithmetic pipes, two loads, one store per cycle), and the
+  // A body's cost: its busiest port (two arithmetic pipes, four scalar ALUs, two loads, one store per
+  // cycle), and the
   // latency of an accumulation chain where the body issues less than one chain step per iteration.
   void close_body(const Body& b) {
-    double cycles = std::max({b.arith / kArithPerCycle, b.loads / kLoadsPerCycle, b.stores / kStoresPerCycle});
+    double cycles = std::max({b.arith / kArithPerCycle, b.scalar / kScalarPerCycle, b.loads / kLoadsPerCycle,
+                              b.stores / kStoresPerCycle});
     terms_.compute += cycles / kGhz;
     terms_.memory += b.strided_lines * kStridedLineCycles / kGhz;
     if (b.accumulates && b.executions > 0) terms_.latency += std::max(0.0, b.executions * kAccumulateLatency - cycles) / kGhz;
@@ -339,6 +369,14 @@ class Walker {
         for (int64_t e : s->alloc.extents) elements *= static_cast<double>(e);
         bool reg = s->alloc.scope == MemScope::local && elements <= kRegisterElements;
         if (reg) registers_.insert(s->alloc.name);
+        // An intermediate larger than a core's L2 (a padded copy of a whole image) is written to
+        // memory and read back: traffic beyond the kernel's own inputs and outputs.
+        double bytes = elements * dtype_bytes(s->alloc.type);
+        if (!t_.gpu() && s->alloc.scope == MemScope::global && bytes > static_cast<double>(t_.l2_bytes)) {
+          bool dummy;
+          double lanes;
+          terms_.memory += executions(&dummy, &lanes) * 2 * bytes / bandwidth_gbs(t_);
+        }
         walk(s->body[0]);
         if (reg) registers_.erase(s->alloc.name);
         return;
@@ -371,8 +409,7 @@ double compulsory_bytes(const lower::LoweredKernel& k) {
 
 CostTerms cost_terms(const lower::LoweredKernel& k, const Target& t) {
   CostTerms c = Walker(k, t).run(k.body);
-  double bw = kDefaultBandwidthGBs * std::min(2, std::max(1, t.threads));
-  c.memory += compulsory_bytes(k) / bw;  // bytes / (GB/s) = ns
+  c.memory += compulsory_bytes(k) / bandwidth_gbs(t);  // bytes / (GB/s) = ns
   return c;
 }
 
