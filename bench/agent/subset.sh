@@ -13,6 +13,7 @@ budget=${2:-32}
 limit=${3:-0}
 EKB=${EKB:-build/src/ekb}
 out=bench/out/agent-$device
+rm -rf "$out"  # a fresh search each time: a store from before would resume its finished runs
 mkdir -p "$out"
 db=$out/agent.db
 echo "== cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(grep -q -m1 -w avx512f /proc/cpuinfo && echo avx512 || (grep -q -m1 -w avx2 /proc/cpuinfo && echo avx2 || echo 'no avx2'))"

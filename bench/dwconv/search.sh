@@ -10,6 +10,7 @@ budget=${1:-40}
 EKB=${EKB:-build/src/ekb}
 BENCH=${BENCH:-build/bench/dwconv_bench}
 out=bench/out/dwconv
+rm -rf "$out"  # a fresh search each time: a store from before would resume its finished runs
 mkdir -p "$out"
 echo "== cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(grep -q -m1 -w avx512f /proc/cpuinfo && echo avx512 || (grep -q -m1 -w avx2 /proc/cpuinfo && echo avx2 || echo 'no avx2'))"
 threads=$(nproc)

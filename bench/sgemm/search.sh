@@ -11,6 +11,7 @@ budget=${1:-48}
 EKB=${EKB:-build/src/ekb}
 BENCH=${BENCH:-build/bench/sgemm_bench}
 out=bench/out/sgemm
+rm -rf "$out"  # a fresh search each time: a store from before would resume its finished runs
 mkdir -p "$out"
 if grep -q -m1 -w avx512f /proc/cpuinfo; then core=SkylakeX; else core=Haswell; fi
 echo "== cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); OpenBLAS core type $core"
