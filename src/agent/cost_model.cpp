@@ -282,8 +282,8 @@ class Walker {
   }
 
   // A body's cost: its busiest port (two arithmetic pipes, four scalar ALUs, two loads, one store per
-  // cycle), and the
-  // latency of an accumulation chain where the body issues less than one chain step per iteration.
+  // cycle), and the latency of an accumulation chain where the body issues less than one chain step
+  // per iteration.
   void close_body(const Body& b) {
     double cycles = std::max({b.arith / kArithPerCycle, b.scalar / kScalarPerCycle, b.loads / kLoadsPerCycle,
                               b.stores / kStoresPerCycle});
