@@ -95,18 +95,7 @@ TEST(AgentActions, RegisterTilesFitTheVectorRegisters) {
 // its register tiles at the consumer's tiles keep the accumulators in registers and write the
 // result once, each fits the vector registers, lowers, and computes what the reference does.
 TEST(AgentActions, AReductionsRegisterTileCanBeComputedAtItsElementWiseConsumersTiles) {
-  auto program = load_program(std::make_shared<SourceFile>("dw.ekb", R"(kernel dw
-  category conv
-  domain vision
-  dim H = 6, W = 70, C = 32
-  in X : f32[H, W, C]
-  in Wt : f32[3, 3, C]
-  in B : f32[C]
-  out Y : f32[H, W, C]
-  Xp[h < H + 2, w < W + 2, c] = select(h >= 1 && h <= H && w >= 1 && w <= W, X[h - 1, w - 1, c], 0.0)
-  S[oh < H, ow < W, c] = sum(kh < 3, kw < 3) Xp[oh + kh, ow + kw, c] * Wt[kh, kw, c]
-  Y[oh, ow, c] = clamp(S[oh, ow, c] + B[c], 0.0, 6.0)
-)"));
+  auto program = load_program(std::make_shared<SourceFile>("dw.ekb", test::depthwise3x3_text(6, 70, 32)));
   // W is more than the 64 copies an unroll may make: the tile's rows are unrolled by its height.
   Target t = avx2();
   AgentProgram p = default_program(*program, t);

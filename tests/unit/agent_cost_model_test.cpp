@@ -4,22 +4,10 @@
 
 #include "agent/cost_model.h"
 #include "agent/program.h"
+#include "test_util.h"
 
 namespace ekb::agent {
 namespace {
-
-const char* kDepthwise = R"(kernel dw
-  category conv
-  domain vision
-  dim H = 112, W = 112, C = 96
-  in X : f32[H, W, C]
-  in Wt : f32[3, 3, C]
-  in B : f32[C]
-  out Y : f32[H, W, C]
-  Xp[h < H + 2, w < W + 2, c] = select(h >= 1 && h <= H && w >= 1 && w <= W, X[h - 1, w - 1, c], 0.0)
-  S[oh < H, ow < W, c] = sum(kh < 3, kw < 3) Xp[oh + kh, ow + kw, c] * Wt[kh, kw, c]
-  Y[oh, ow, c] = clamp(S[oh, ow, c] + B[c], 0.0, 6.0)
-)";
 
 // The fused 8x16 register tile, with the zero-padded copy of the input either made whole first or
 // inlined into guarded loads. On an AVX-512 Zen 5 (1 thread, the harness's cold caches) the inlined
@@ -39,7 +27,7 @@ TEST(AgentCostModel, APaddedCopyLargerThanL2CostsItsTrafficAndItsInlinedGuardIsS
   t.threads = 1;
   auto predict = [&](const std::string& sections) {
     std::string error;
-    auto a = analyze(program_from(kDepthwise, sections, Backend::cpu), t, &error);
+    auto a = analyze(program_from(test::depthwise3x3_text(112, 112, 96), sections, Backend::cpu), t, &error);
     EXPECT_TRUE(a) << error;
     return a ? std::optional<CostTerms>(cost_terms(a->kernel, t)) : std::nullopt;
   };

@@ -52,6 +52,21 @@ inline std::string expect_error(const std::string& text, const std::string& need
 // A minimal kernel around one stage: `decls` are extra lines, `body` the stage line(s).
 inline std::string kernel(const std::string& lines) { return "kernel t\n" + lines; }
 
+// A depthwise 3x3 convolution (NHWC, zero padding through a padded copy Xp, bias and ReLU6), the
+// shape of the suite's dwconv tasks.
+inline std::string depthwise3x3_text(int h, int w, int c) {
+  return "kernel dw\n  category conv\n  domain vision\n  dim H = " + std::to_string(h) + ", W = " + std::to_string(w) +
+         ", C = " + std::to_string(c) + R"(
+  in X : f32[H, W, C]
+  in Wt : f32[3, 3, C]
+  in B : f32[C]
+  out Y : f32[H, W, C]
+  Xp[h < H + 2, w < W + 2, c] = select(h >= 1 && h <= H && w >= 1 && w <= W, X[h - 1, w - 1, c], 0.0)
+  S[oh < H, ow < W, c] = sum(kh < 3, kw < 3) Xp[oh + kh, ow + kw, c] * Wt[kh, kw, c]
+  Y[oh, ow, c] = clamp(S[oh, ow, c] + B[c], 0.0, 6.0)
+)";
+}
+
 inline std::vector<TensorData> run(const Program& p, uint64_t seed = 1) { return interpret(p, generate_inputs(p, seed)); }
 
 }  // namespace ekb::test
