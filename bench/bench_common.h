@@ -36,6 +36,15 @@
 
 namespace bench {
 
+// `o` compiled as ekb compiled before its own pass list: clang's -O<opt_level> pipeline, the code
+// generator as LLVM has it (the peer of compile_latency_bench --beside-clang and pass_pipeline_bench).
+inline ekb::CompileOptions clang_pipeline(ekb::CompileOptions o) {
+  o.passes = ekb::CompileOptions::Passes::clang;
+  o.pass_pipeline.clear();
+  o.llvm_default_codegen = true;
+  return o;
+}
+
 inline double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }

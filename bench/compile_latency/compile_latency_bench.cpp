@@ -72,10 +72,7 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     std::vector<std::pair<std::string, std::string>> sources;  // (task, its C), for the cache's side
     std::vector<double> all_total, clang_ms, ratios;  // (--beside-clang: per task, clang's compile and ours / clang's)
-    ekb::CompileOptions clang_opts = copts;
-    clang_opts.passes = ekb::CompileOptions::Passes::clang;
-    clang_opts.pass_pipeline.clear();
-    clang_opts.llvm_default_codegen = true;
+    ekb::CompileOptions clang_opts = bench::clang_pipeline(copts);
     for (const ekb::Task& t : suite.tasks()) {
       std::vector<double> lo, co, to, cl;
       size_t bytes = 0;

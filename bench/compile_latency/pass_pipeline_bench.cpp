@@ -105,9 +105,7 @@ int main(int argc, char** argv) {
     }
     auto cc = ekb::make_default_c_compiler();
     int threads = std::stoi(threads_s);
-    ekb::CompileOptions clang_o3;  // how ekb compiled before: clang's -O3, the code generator as LLVM has it
-    clang_o3.passes = ekb::CompileOptions::Passes::clang;
-    clang_o3.llvm_default_codegen = true;
+    ekb::CompileOptions clang_o3 = bench::clang_pipeline({});  // how ekb compiled before: clang's -O3
     std::string compared = ours.pass_pipeline.empty() ? "ekb's pass list" : "`" + ours.pass_pipeline + "`";
     for (const std::string& f : ours.target_features) compared += " " + f;
     fmt::print("kernel time, clang -O3 passes vs {}; {} thread(s); {} {}\nC compiler: {}; machine: {}\n", compared, threads,

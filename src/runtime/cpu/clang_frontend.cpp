@@ -86,7 +86,10 @@ std::string passes_after_frontend(const CompileOptions& o) {
 }
 
 namespace {
-bool host_is_x86() { return llvm::Triple(llvm::sys::getProcessTriple()).isX86(); }
+// Whether a compile with `o` runs the code generator without its post-RA scheduler (codegen_switches).
+bool post_ra_scheduler_off(const CompileOptions& o) {
+  return llvm::Triple(llvm::sys::getProcessTriple()).isX86() && !o.llvm_default_codegen;
+}
 }  // namespace
 
 std::unique_lock<std::mutex> codegen_switches(const CompileOptions& o) {
@@ -98,7 +101,7 @@ std::unique_lock<std::mutex> codegen_switches(const CompileOptions& o) {
     return it == options.end() ? nullptr : it->second;
   }();
   if (post_ra) {
-    if (host_is_x86() && !o.llvm_default_codegen)
+    if (post_ra_scheduler_off(o))
       post_ra->addOccurrence(1, "post-RA-scheduler", "false");
     else
       post_ra->setPosition(0);  // as if never given: the CPU's scheduling model decides
@@ -109,7 +112,7 @@ std::unique_lock<std::mutex> codegen_switches(const CompileOptions& o) {
 std::string inprocess_code_identity() {
   CompileOptions defaults;
   return std::string("passes ") + passes_after_frontend(defaults) +
-         (host_is_x86() && !defaults.llvm_default_codegen ? "; no post-RA scheduler" : "");
+         (post_ra_scheduler_off(defaults) ? "; no post-RA scheduler" : "");
 }
 
 const std::string& init_llvm_native_once() {
