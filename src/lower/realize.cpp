@@ -21,6 +21,7 @@
 #include "lower/double_buffer.h"
 #include "lower/lower_expr.h"
 #include "lower/simplify.h"
+#include "lower/strided_region.h"
 
 namespace ekb::lower {
 
@@ -38,6 +39,7 @@ constexpr int64_t kMaxLocalBytes = 1 << 20;
 
 struct RegionDim {
   ExprP min, extent;
+  std::optional<StridedDim> strided;  // the points min + strided->expand(j), j < extent, stored densely
 };
 
 std::string site_key(const std::string& stage, const std::string& dim) { return stage + "\x1f" + dim; }
@@ -78,7 +80,7 @@ class Realizer {
       const StageSchedule* ss = s_.find(st.name);
       if (ss && ss->compute == StageSchedule::Compute::at) continue;
       std::vector<RegionDim> region;
-      for (int64_t e : st.extents) region.push_back({int_imm(0), int_imm(e)});
+      for (int64_t e : st.extents) region.push_back({int_imm(0), int_imm(e), std::nullopt});
       body.push_back(comment(fmt::format("stage {}", st.name)));
       body.push_back(realize(st, region));
     }
@@ -205,8 +207,10 @@ class Realizer {
     std::vector<std::pair<std::string, ExprP>> lets;
     std::vector<ExprP> store_idx;
     for (size_t i = 0; i < st.vars.size(); ++i) {
-      ExprP actual = simplify(add(region[i].min, val[st.vars[i]]), scope_);
-      store_idx.push_back(actual);
+      const ExprP& j = val[st.vars[i]];
+      ExprP actual = simplify(add(region[i].min, region[i].strided ? region[i].strided->expand(j) : j), scope_);
+      // A strided region is stored densely: point number j, not its coordinate.
+      store_idx.push_back(region[i].strided ? simplify(j, scope_) : actual);
       ExprP read = padded.count(st.vars[i]) ? min(actual, int_imm(st.extents[i] - 1)) : actual;
       lets.push_back({value_name(st.name, st.vars[i]), read});
     }
@@ -369,8 +373,23 @@ class Realizer {
         bool shared = s_.find(producer.name)->scope == MemScope::shared;
         auto box = box_touched(shared ? relax_threads(inner) : inner, producer.name, true, false, value_range_);
         if (!box) continue;  // nothing here reads it
+        // A per-thread (local) cache whose reads have gaps holds just the points read (strided_region.h).
+        auto strided = s_.find(producer.name)->scope == MemScope::local ? strided_reads(inner, producer.name) : std::nullopt;
         std::vector<RegionDim> region;
+        bool packed = false;
         for (size_t d = 0; d < producer.extents.size(); ++d) {
+          if (strided && (*strided)[d]) {
+            const StridedDim& sd = *(*strided)[d];
+            int64_t span = 0;
+            for (const auto& piece : sd.pieces) span += (piece.extent - 1) * piece.stride;
+            auto r = numeric_range(sd.base, scope_);
+            if (r && r->lo >= 0 && r->hi + span <= producer.extents[d] - 1) {
+              region.push_back({simplify(sd.base, scope_), int_imm(sd.count()), sd});
+              packed = true;
+              continue;
+            }
+            (*strided)[d].reset();  // it could run past the domain's edge: the box, clamped, instead
+          }
           if (!(*box)[d].lo || !(*box)[d].hi) {
             // The reads' indices cannot be bounded (they come from data): no region can be proved.
             error(producer.loc,
@@ -382,8 +401,9 @@ class Realizer {
           }
           ExprP lo = simplify(max((*box)[d].lo, int_imm(0)), scope_);
           ExprP hi = simplify(min((*box)[d].hi, int_imm(producer.extents[d] - 1)), scope_);
-          region.push_back({lo, simplify(add(sub(hi, lo), int_imm(1)), scope_)});
+          region.push_back({lo, simplify(add(sub(hi, lo), int_imm(1)), scope_), std::nullopt});
         }
+        if (packed) inner = pack_strided_loads(inner, producer.name, *strided);
         StmtP made = block({comment(fmt::format("stage {} (computed at {}.{})", producer.name, stage_name, dim)),
                             realize(producer, region)});
         if (shared) shared_copies.insert(shared_copies.begin(), made);

@@ -117,6 +117,37 @@ memory )" + b + R"(
   EXPECT_EQ(e.outcome, Outcome::ok) << e.message;
 }
 
+// Strided thread columns (two groups of 2, 32 apart) with 4-wide panel copies: the register tile
+// holds just the thread's points (strided_region.h). With N = 96 the last column block runs past
+// N, so there the reads' points are not all inside C: the region falls back to the box (guarded;
+// and single-buffered: double_buffer needs copies of a constant size).
+TEST_P(GpuEvaluate, AStridedRegisterTileIsCorrectWithAndWithoutTails) {
+  std::string b = GetParam();
+  for (const char* n : {"128", "96"}) {
+    std::string text = std::string(R"(kernel mm
+  dim M = 64, N = )") + n + R"(, K = 64
+  in A : f32[M, K]
+  in B : f32[K, N]
+  out C : f32[M, N]
+  C[m, n] = sum(k) A[m, k] * B[k, n]
+schedule )" + b + R"(
+  C: tile m n 32 64 -> bm bn mi ni; split mi 4 -> ty my; split ni 32 -> no nq; split nq 2 -> tx ny; reorder bm bn ty tx my no ny; bind bm block.y; bind bn block.x; bind ty thread.y; bind tx thread.x
+  Cl: split k 16 -> ko ki; reorder ko ki m n; unroll ki; unroll m 4; unroll n 4
+  As: fuse ax0 ax1 -> f; split f 4 -> fq fv; split fq 128 -> fo fi; split fi 16 -> ty tx; bind ty thread.y; bind tx thread.x
+  Bs: fuse ax0 ax1 -> f; split f 4 -> fq fv; split fq 128 -> fo fi; split fi 16 -> ty tx; bind ty thread.y; bind tx thread.x
+memory )" + b + R"(
+  C: cache_write local at tx -> Cl
+  Cl: cache_read A shared at ko -> As; cache_read B shared at ko -> Bs)" + std::string(std::string(n) == "128" ? "; double_buffer As; double_buffer Bs" : "") + R"(
+)";
+    auto p = load(text.c_str());
+    std::string src = codegen::print_for_backend(lower_with(*p, dev_.target(), choose_schedule(*p, dev_.target(), "")));
+    // 4 x 4 points when N = 128; a box of whole rows when the tail forbids the strided region.
+    EXPECT_EQ(src.find("float b_Cl[16]") != std::string::npos, std::string(n) == "128") << n << "\n" << src;
+    Evaluation e = evaluate(*p, src, false, baseline(*p), quick());
+    EXPECT_EQ(e.outcome, Outcome::ok) << n << ": " << e.message;
+  }
+}
+
 TEST_P(GpuEvaluate, WrongResultsAreWrong) {
   Evaluation e = eval("  if (i < n) y[i] = x[i] * 2.0f;");
   EXPECT_EQ(e.outcome, Outcome::wrong) << e.message;
