@@ -96,10 +96,14 @@ class CPrinter {
   GpuProgram print_gpu() {
     GpuProgram g;
     std::vector<std::string> params;
+    std::string aligned;  // the alignment promises, at the top of each kernel
     auto param = [&](const std::string& name, DType t, const std::vector<int64_t>& shape, bool is_const) {
       std::string c = ident(name, "");
       bufs_[name] = {c, t, shape, {}, false};
       params.push_back(gpu_param(d_, d_.storage_type(t), is_const, c));
+      if (!d_.assume_aligned.empty())
+        aligned += "  " + fmt::format(fmt::runtime(d_.assume_aligned), fmt::arg("p", c),
+                                      fmt::arg("t", fmt::format("{}{}*", is_const ? "const " : "", d_.storage_type(t)))) + "\n";
     };
     for (const auto& t : k_.inputs) param(t.name, t.type, t.shape, true);
     for (const auto& t : k_.outputs) param(t.name, t.type, t.shape, false);
@@ -123,6 +127,7 @@ class CPrinter {
       stmt(nests[i], 1, body);
       kernels += fmt::format("\n{} void {}({}) {{\n", d_.kernel_prefix, l.kernel, fmt::join(params, ", "));
       kernels += shared_decls_;  // the block's shared arrays, at the kernel's function scope
+      kernels += aligned;
       shared_decls_.clear();
       if (l.threads_per_block() == 1 && l.grid[0] * l.grid[1] * l.grid[2] == 1 && !bound_)
         kernels += "  /* no loop bound to blocks or threads: one thread runs it */\n";
@@ -132,8 +137,8 @@ class CPrinter {
     }
     std::string plan = fmt::format(
         "/* kernel {}: {} launches, in order; every kernel takes every buffer (inputs, outputs, then the\n"
-        " * scratch buffers, which the host allocates)\n",
-        k_.name, nests.size());
+        " * scratch buffers, which the host allocates){}\n",
+        k_.name, nests.size(), d_.assume_aligned.empty() ? "" : ";\n * every buffer 16-byte aligned (device allocations are)");
     plan += gpu::format_launch_contract(g.contract, " * ");
     g.source = plan + " */\n" + d_.device_prelude + prelude_used_by(c_prelude_scalar(d_), kernels) + kernels;
     return g;
@@ -346,8 +351,17 @@ class CPrinter {
         // GPU: a non-negative index over a positive constant divides as C does (no floor helper).
         int64_t k;
         if (index && narrow_indices_ && is_const(e->args[1], &k) && k > 0)
-          if (auto ra = lower::numeric_range(e->args[0], ranges_); ra && ra->lo >= 0)
+          if (auto ra = lower::numeric_range(e->args[0], ranges_); ra && ra->lo >= 0) {
+            // By a power of two, a shift and a mask: the GPU compiler then sees the low bits of the
+            // index (signed `%` hides them), which proving neighbouring elements 16-byte aligned
+            // for vector loads needs.
+            if ((k & (k - 1)) == 0) {
+              int shift = 0;
+              while ((int64_t{1} << shift) < k) ++shift;
+              return op == BinOp::div ? fmt::format("({} >> {})", a, shift) : fmt::format("({} & {})", a, k - 1);
+            }
             return fmt::format("({} {} {})", a, op == BinOp::div ? "/" : "%", b);
+          }
         return fmt::format("(({}){}({}, {}))", ct, op == BinOp::div ? "ekb_fdiv" : "ekb_fmod", a, b);
       }
       case BinOp::add: case BinOp::sub: case BinOp::mul:

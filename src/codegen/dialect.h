@@ -30,6 +30,10 @@ struct Dialect {
   std::string barrier;
   std::string shuffle_down;
   int warp_size = 32;
+  // A statement telling the compiler that buffer parameter {p} (of pointer type {t}) is 16-byte
+  // aligned, so that it may load and store four floats at once; "" where the dialect has none.
+  // Every buffer the harness passes is (device allocations, guard zones of 4 KiB multiples).
+  std::string assume_aligned;
   // The scalar C type used to store / compute values of a dtype.
   std::string storage_type(DType t) const;
   std::string compute_type(DType t) const;  // f16 and bf16 compute in float

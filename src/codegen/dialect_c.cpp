@@ -59,6 +59,7 @@ const Dialect& cuda_dialect() {
     x.shared_qualifier = "__shared__";
     x.barrier = "__syncthreads();";
     x.shuffle_down = "__shfl_down_sync(0xffffffffu, {v}, {d})";
+    x.assume_aligned = "{p} = ({t})__builtin_assume_aligned({p}, 16);";
     x.device_prelude =
         "/* fixed-width types and constants (no C library on the device) */\n"
         "typedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long long int64_t;\n"

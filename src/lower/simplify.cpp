@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <numeric>
 #include <vector>
 
 #include "ir/semantics.h"
@@ -300,7 +301,27 @@ ExprP simplify(const ExprP& e, const RangeScope& scope) {
         if (is_const(a[0], &x)) return int_imm(s->binop == BinOp::div ? sem::floor_div(x, y) : sem::floor_mod(x, y));
         if (y == 1) return s->binop == BinOp::div ? a[0] : int_imm(0);
         Linear q, r;
-        if (split_by(linear(a[0]), y, scope, q, r)) return s->binop == BinOp::div ? build(q) : build(r);
+        Linear la = linear(a[0]);
+        if (split_by(la, y, scope, q, r)) return s->binop == BinOp::div ? build(q) : build(r);
+        // Whole multiples of y leave the division: (y*Q + R) / y = Q + R / y and (y*Q + R) % y = R % y
+        // (floor semantics), so the index arithmetic left is small and its low bits are visible.
+        if (la.ok && (q.c != 0 || !q.terms.empty()) && (r.c != 0 || !r.terms.empty())) {
+          ExprP rest = s->binop == BinOp::div ? floordiv(build(r), a[1]) : floormod(build(r), a[1]);
+          return simplify(s->binop == BinOp::div ? add(build(q), rest) : rest, scope);
+        }
+        // (g*X + c) with g dividing y and c % g = c0 > 0: adding c0 < g to a multiple of g never
+        // crosses a multiple of y, so (g*X + c) / y = (g*X + c - c0) / y and the remainder grows by
+        // c0 (a thread's 4 neighbouring elements (t*4 + i) / 16 share one quotient).
+        if (la.ok && !la.terms.empty()) {
+          int64_t g = 0;
+          for (const auto& [t, c] : la.terms) g = std::gcd(g, c < 0 ? -c : c);
+          int64_t c0 = g > 1 && y % g == 0 ? sem::floor_mod(la.c, g) : 0;
+          if (c0 > 0) {
+            ExprP base = simplify(sub(a[0], int_imm(c0)), scope);
+            return s->binop == BinOp::div ? simplify(floordiv(base, a[1]), scope)
+                                          : simplify(add(floormod(base, a[1]), int_imm(c0)), scope);
+          }
+        }
         auto ra = numeric_range(a[0], scope);
         if (ra) {
           int64_t q = sem::floor_div(ra->lo, y);

@@ -79,6 +79,36 @@ TEST(GpuMemory, SgemmCachesInSharedMemoryWithBarriersCuda) {
   expect_nvrtc_compiles(g, "sgemm_256");
 }
 
+// A thread's register tile over strided columns (thread t: t*4 + {0..3} and 64 + t*4 + {0..3}) is
+// its 8 x 8 points, not the 8 x 68 box around them; the copy-out reads it densely; the kernel tells
+// the compiler its buffers are 16-byte aligned (and its header says so).
+TEST(GpuMemory, AStridedRegisterTileHoldsOnlyItsPoints) {
+  auto p = load_program(std::make_shared<SourceFile>("s.ekb", R"(kernel sgemm
+  dim M = 256, N = 256, K = 64
+  in A : f32[M, K]
+  in B : f32[K, N]
+  out C : f32[M, N]
+  C[m, n] = sum(k) A[m, k] * B[k, n]
+
+schedule cuda
+  C: tile m n 128 128 -> bm bn mi ni; split mi 8 -> ty my; split ni 64 -> no nq; split nq 4 -> tx ny; reorder bm bn ty tx my no ny; bind bm block.y; bind bn block.x; bind ty thread.y; bind tx thread.x
+  Cl: split k 16 -> ko ki; reorder ko ki m n; unroll ki; unroll m 8; unroll n 8
+  As: fuse ax0 ax1 -> f; split f 256 -> fo fi; split fi 16 -> ty tx; bind ty thread.y; bind tx thread.x
+  Bs: fuse ax0 ax1 -> f; split f 256 -> fo fi; split fi 16 -> ty tx; bind ty thread.y; bind tx thread.x
+
+memory cuda
+  C: cache_write local at tx -> Cl
+  Cl: cache_read A shared at ko -> As; cache_read B shared at ko -> Bs
+)"));
+  codegen::GpuProgram g = print(*p, "cuda");
+  EXPECT_NE(g.source.find("float b_Cl[64]"), std::string::npos) << g.source.substr(0, 4000);
+  EXPECT_NE(g.source.find("__shared__ float b_Bs[2048]"), std::string::npos);  // the block's panel: 16 x 128
+  EXPECT_NE(g.source.find("every buffer 16-byte aligned"), std::string::npos);
+  EXPECT_NE(g.source.find("A = (const float*)__builtin_assume_aligned(A, 16);"), std::string::npos);
+  EXPECT_NE(g.source.find("C = (float*)__builtin_assume_aligned(C, 16);"), std::string::npos);
+  expect_nvrtc_compiles(g, "sgemm_strided");
+}
+
 TEST(GpuMemory, SgemmLocalArraysAtTheKernelsTopOpenCL) {
   auto p = bench_program("sgemm_256.ekb");
   codegen::GpuProgram g = print(*p, "opencl");
