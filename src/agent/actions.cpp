@@ -53,7 +53,9 @@ const std::vector<ActionKindInfo>& action_kinds() {
       {K::vector_reduction, L2, "vector reduction", "a reduction over its contiguous axis in 1, 2 or 4 registers of partial sums (split, rfactor, vectorize)"},
       {K::gpu_fuse, L2, "fuse", "a producer computed inside each thread of its consumer's kernel (one kernel fewer)"},
       {K::gpu_block_tile, L2, "block tile",
-       "a reduction as a block tile: threads with register tiles, the operands' panels cached in shared memory"},
+       "a reduction as a block tile: threads with register tiles (a thread's columns in groups of 4 spread across the tile when it has 8 "
+       "or more), the operands' panels cached in shared memory (copied 4 neighbouring elements per thread where that divides), rows "
+       "of blocks in groups of 8 along block.x"},
       {K::gpu_double_buffer, L2, "double buffer",
        "a block tile's shared panels in two copies: each thread loads its part of the next panels into registers while the block computes on these"},
   };

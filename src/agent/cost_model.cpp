@@ -1,6 +1,8 @@
 // The analytic terms and their refit (cost_model.h).
 #include "agent/cost_model.h"
 
+#include "agent/gpu_cost_model.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -408,6 +410,7 @@ double compulsory_bytes(const lower::LoweredKernel& k) {
 }  // namespace
 
 CostTerms cost_terms(const lower::LoweredKernel& k, const Target& t) {
+  if (t.gpu()) return gpu_cost_terms(k, t);
   CostTerms c = Walker(k, t).run(k.body);
   c.memory += compulsory_bytes(k) / bandwidth_gbs(t);  // bytes / (GB/s) = ns
   return c;

@@ -11,6 +11,7 @@
 
 #include "agent/action_util.h"
 #include "agent/cpu_actions.h"
+#include "lower/simplify.h"
 
 namespace ekb::agent::detail {
 
@@ -144,6 +145,52 @@ std::vector<std::string> reduced_operands(const lower::LStage& st, const Analysi
   return out;
 }
 
+// A thread's columns of a block tile: `tn` of them, in groups of 4 (one 16-byte vector) spread
+// across the tile when tn >= 8 (thread t owns columns t*4 + {0..3}, then bn/groups further, ...),
+// so that the threads of a warp read neighbouring 16-byte pieces of the shared panel of B (no bank
+// conflicts); the register tile is still tm x tn (bounds inference solves the strided region).
+struct ThreadColumns {
+  std::vector<std::string> l1;  // the directives that split the tile's columns and order the loops
+  std::string text;             // how the action's name describes them
+};
+ThreadColumns thread_columns(int64_t bn, int64_t tn) {
+  if (tn >= 8 && tn % 4 == 0) {
+    int64_t groups = tn / 4, apart = bn / groups;
+    return {{fmt::format("split ni {} -> no nq", apart), "split nq 4 -> tx ny", "reorder bm bn ty tx my no ny"},
+            fmt::format(" (columns in {} groups of 4, {} apart)", groups, apart)};
+  }
+  return {{fmt::format("split ni {} -> tx ny", tn), "reorder bm bn ty tx my ny"}, ""};
+}
+
+// The blocks' order: rows of blocks in groups of 8 along block.x (8 row panels of A and the
+// column panels of B that a wave of blocks reads together stay in L2), when there are enough rows.
+std::vector<std::string> block_binding(int64_t block_rows) {
+  if (block_rows >= 16 && block_rows % 8 == 0)
+    return {"split bm 8 -> bmo bmi", "reorder bmo bn bmi", "fuse bn bmi -> bg", "bind bmo block.y; bind bg block.x"};
+  return {"bind bm block.y; bind bn block.x"};
+}
+
+// The copy of a shared panel of `elements`, spread over the block's threads: 4 neighbouring elements
+// per thread and turn where that divides evenly (one 16-byte load and store), else one.
+std::vector<std::string> panel_copy(int64_t elements, int64_t threads, int64_t tx) {
+  if (elements % (threads * 4) == 0)
+    return {"fuse ax0 ax1 -> f", "split f 4 -> fq fv", fmt::format("split fq {} -> fo fi", threads), fmt::format("split fi {} -> ty tx", tx),
+            "bind ty thread.y; bind tx thread.x"};
+  return {"fuse ax0 ax1 -> f", fmt::format("split f {} -> fo fi", threads), fmt::format("split fi {} -> ty tx", tx),
+          "bind ty thread.y; bind tx thread.x"};
+}
+
+// Whether some load of `buffer` in `e` has variable `v` among its indices.
+bool indexed_by(const lir::ExprP& e, const std::string& buffer, const std::string& v) {
+  if (!e) return false;
+  if (e->kind == lir::EK::load && e->name == buffer)
+    for (const auto& x : e->args)
+      if (lower::uses_var(x, v)) return true;
+  for (const auto& x : e->args)
+    if (indexed_by(x, buffer, v)) return true;
+  return false;
+}
+
 void block_tile_actions(const AgentProgram& p, const Analysis& a, const StageView& v, const Target& t, std::vector<Action>& out) {
   const lower::LStage& st = *v.stage;
   if (!st.has_reduction() || st.vars.size() < 2 || st.created || st.rvars.size() != 1 || !is_float(st.type)) return;
@@ -156,17 +203,19 @@ void block_tile_actions(const AgentProgram& p, const Analysis& a, const StageVie
   auto operands = reduced_operands(st, a);
   if (operands.empty()) return;
   std::string local = fresh_name(a, s + "_l");
-  for (auto [bm, bn] : std::vector<std::pair<int64_t, int64_t>>{{32, 32}, {64, 64}, {128, 64}, {64, 128}, {128, 128}})
-    for (auto [tm, tn] : std::vector<std::pair<int64_t, int64_t>>{{4, 4}, {8, 4}, {4, 8}, {8, 8}})
+  for (auto [bm, bn] : std::vector<std::pair<int64_t, int64_t>>{{32, 32}, {64, 64}, {128, 64}, {64, 128}, {128, 128}, {64, 256}, {128, 256}})
+    for (auto [tm, tn] : std::vector<std::pair<int64_t, int64_t>>{{4, 4}, {8, 4}, {4, 8}, {8, 8}, {8, 16}})
       for (int64_t bk : {8, 16, 32}) {
         if (em % bm || en % bn || ek % bk || bm % tm || bn % tn) continue;
         int64_t ty = bm / tm, tx = bn / tn, threads = ty * tx;
         if (threads < 32 || threads > t.max_threads_per_block) continue;
         if ((bm + bn) * bk * 4 > t.shared_memory_per_block) continue;
-        std::vector<std::string> l1 = {
-            fmt::format("tile {} {} {} {} -> bm bn mi ni", mv, nv, bm, bn), fmt::format("split mi {} -> ty my", tm),
-            fmt::format("split ni {} -> tx ny", tn), "reorder bm bn ty tx my ny",
-            "bind bm block.y; bind bn block.x; bind ty thread.y; bind tx thread.x"};
+        ThreadColumns cols = thread_columns(bn, tn);
+        std::vector<std::string> l1 = {fmt::format("tile {} {} {} {} -> bm bn mi ni", mv, nv, bm, bn), fmt::format("split mi {} -> ty my", tm)};
+        l1.insert(l1.end(), cols.l1.begin(), cols.l1.end());
+        std::vector<std::string> order = block_binding(em / bm);
+        l1.insert(l1.end(), order.begin(), order.end());
+        l1.push_back("bind ty thread.y; bind tx thread.x");
         std::vector<std::string> cl = {fmt::format("split {} {} -> ko ki", kv, bk), fmt::format("reorder ko ki {} {}", mv, nv), "unroll ki",
                                        fmt::format("unroll {} {}", mv, tm), fmt::format("unroll {} {}", nv, tn)};
         std::vector<std::string> l2 = {fmt::format("cache_write local at tx -> {}", local)};
@@ -176,18 +225,16 @@ void block_tile_actions(const AgentProgram& p, const Analysis& a, const StageVie
         for (const auto& op : operands) {
           std::string cache = fresh_name(a, op + "_s");
           l2_local.push_back(fmt::format("cache_read {} shared at ko -> {}", op, cache));
-          // The block's threads copy the panel together, one element each per turn.
-          q = with_line(q, cache,
-                        {"fuse ax0 ax1 -> f", fmt::format("split f {} -> fo fi", threads), fmt::format("split fi {} -> ty tx", tx),
-                         "bind ty thread.y; bind tx thread.x"},
-                        false);
+          // The block's threads copy the panel together (an operand read along k: bm x bk or bk x bn).
+          int64_t elements = bk * (indexed_by(st.value, op, nv) ? bn : bm);
+          q = with_line(q, cache, panel_copy(elements, threads, tx), false);
         }
         auto& mem = q.line_for(s, true).directives;
         mem.insert(mem.end(), l2.begin(), l2.end());
         q.line_for(local, true).directives = l2_local;
         q = with_line(q, local, cl, false);
         add(out, AgentLayer::memory, ActionKind::gpu_block_tile,
-            fmt::format("{}: block tile {}x{}, {}x{} per thread, k by {}", s, bm, bn, tm, tn, bk), std::move(q));
+            fmt::format("{}: block tile {}x{}, {}x{} per thread{}, k by {}", s, bm, bn, tm, tn, cols.text, bk), std::move(q));
       }
 }
 

@@ -59,6 +59,11 @@ Target DeviceProfile::target() const {
                                    static_cast<int64_t>(gpu.shared_memory_per_block))
                       : host_cpu_target(threads);
   t.profile = name;
+  if (name.rfind("h200", 0) == 0) {  // the NVIDIA H200 (SXM): 132 SMs, 228 KiB of shared memory each, HBM3e
+    t.multiprocessors = 132;
+    t.shared_memory_per_multiprocessor = 228 << 10;
+    t.bandwidth_gbs = 4800;
+  }
   return t;
 }
 

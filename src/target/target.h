@@ -33,6 +33,11 @@ struct Target {
   int64_t max_threads_per_block = 1024;
   int64_t shared_memory_per_block = 48 << 10;
   int warp_size = 32;
+  // GPU throughput, for the agent's cost model (only ratios between candidates matter): streaming
+  // multiprocessors, shared memory per multiprocessor, memory bandwidth. Defaults: a small GPU.
+  int multiprocessors = 16;
+  int64_t shared_memory_per_multiprocessor = 64 << 10;
+  double bandwidth_gbs = 200;
 
   // SIMD lanes of one vector register for values of type `t` (f16/bf16 compute in f32): 1 without a
   // vector unit, at most 64.
