@@ -395,7 +395,8 @@ class Walker {
   }
 };
 
-// Bytes every program for these parameters must move at least once (inputs read, outputs written).
+}  // namespace
+
 double compulsory_bytes(const lower::LoweredKernel& k) {
   double b = 0;
   for (const auto* args : {&k.inputs, &k.outputs})
@@ -406,8 +407,6 @@ double compulsory_bytes(const lower::LoweredKernel& k) {
     }
   return b;
 }
-
-}  // namespace
 
 CostTerms cost_terms(const lower::LoweredKernel& k, const Target& t) {
   if (t.gpu()) return gpu_cost_terms(k, t);

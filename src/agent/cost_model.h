@@ -28,6 +28,8 @@ struct CostTerms {
 };
 
 CostTerms cost_terms(const lower::LoweredKernel& k, const Target& t);
+// Bytes every program for these parameters must move at least once (inputs read, outputs written).
+double compulsory_bytes(const lower::LoweredKernel& k);
 
 class CostModel {
  public:

@@ -180,17 +180,6 @@ class GpuWalk {
   }
 };
 
-double compulsory_bytes(const lower::LoweredKernel& k) {
-  double b = 0;
-  for (const auto* args : {&k.inputs, &k.outputs})
-    for (const auto& a : *args) {
-      double n = dtype_bytes(a.type);
-      for (int64_t e : a.shape) n *= static_cast<double>(e);
-      b += n;
-    }
-  return b;
-}
-
 }  // namespace
 
 CostTerms gpu_cost_terms(const lower::LoweredKernel& k, const Target& t) {
