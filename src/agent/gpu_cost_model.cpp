@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -81,30 +82,20 @@ class GpuWalk {
         stmt(s->body[0]);
         return;
       }
-      case SK::let: {
+      case SK::let:
         expr(s->value);
-        std::set<std::string> d;
-        deps(s->value, d);
-        auto saved = lets_.find(s->var) != lets_.end() ? std::optional(lets_[s->var]) : std::nullopt;
-        lets_[s->var] = d;
         values_.push_back({s->var, lower::substitute(s->value, values_)});
         stmt(s->body[0]);
         values_.pop_back();
-        if (saved) lets_[s->var] = *saved;
-        else lets_.erase(s->var);
         return;
-      }
       case SK::if_:
         expr(s->value);
         for (const auto& b : s->body) stmt(b);
         return;
-      case SK::store: {
+      case SK::store:
         expr(s->value);
-        std::set<std::string> d;
-        for (const auto& i : s->indices) deps(i, d);
-        access(s->buffer, s->value ? s->value->type : DType::f32, times(d));
+        access(s->buffer, s->value ? s->value->type : DType::f32, times(loop_vars(in_loops(s->indices))));
         return;
-      }
       case SK::thread_reduce:
         w_.shared_words += times({}) * 2 * std::log2(std::max<double>(2, static_cast<double>(w_.threads[0])));
         return;
@@ -121,16 +112,22 @@ class GpuWalk {
   };
   KernelWork& w_;
   std::map<std::string, MemScope> scope_;
-  std::vector<Loop> loops_;                             // serial and unrolled loops around the point
-  std::map<std::string, std::set<std::string>> lets_;  // the loop variables each let depends on
-  std::vector<std::pair<std::string, ExprP>> values_;   // the lets' values, in terms of the loops
-  std::vector<std::set<std::string>> seen_{1};          // per loop level: the loads already counted there
+  std::vector<Loop> loops_;                            // serial and unrolled loops around the point
+  std::vector<std::pair<std::string, ExprP>> values_;  // the lets' values, in terms of the loops
+  std::vector<std::set<std::string>> seen_{1};         // per loop level: the loads already counted there
 
-  // Whether this load (buffer and indices, in terms of the loops) was counted in the current
+  // Indices with the lets replaced by their values: in terms of the loops and what is bound outside.
+  std::vector<ExprP> in_loops(const std::vector<ExprP>& idx) const {
+    std::vector<ExprP> out;
+    for (const auto& i : idx) out.push_back(lower::substitute(i, values_));
+    return out;
+  }
+
+  // Whether this load (buffer and indices in terms of the loops) was counted in the current
   // iteration of the loops around it: unrolled copies of a body load the same value once.
   bool counted(const std::string& buffer, const std::vector<ExprP>& idx) {
     std::string key = buffer;
-    for (const auto& i : idx) key += "|" + lir::to_string(lower::substitute(i, values_));
+    for (const auto& i : idx) key += "|" + lir::to_string(i);
     for (const auto& level : seen_)
       if (level.count(key)) return true;
     seen_.back().insert(key);
@@ -145,14 +142,16 @@ class GpuWalk {
     return n;
   }
 
-  void deps(const ExprP& e, std::set<std::string>& out) const {
-    if (!e) return;
-    if (e->kind == EK::var) {
-      auto it = lets_.find(e->name);
-      if (it != lets_.end()) out.insert(it->second.begin(), it->second.end());
-      else out.insert(e->name);
-    }
-    for (const auto& a : e->args) deps(a, out);
+  // The variables the indices mention (the loops among them decide how often they change).
+  static std::set<std::string> loop_vars(const std::vector<ExprP>& idx) {
+    std::set<std::string> out;
+    std::function<void(const ExprP&)> walk = [&](const ExprP& e) {
+      if (!e) return;
+      if (e->kind == EK::var) out.insert(e->name);
+      for (const auto& a : e->args) walk(a);
+    };
+    for (const auto& i : idx) walk(i);
+    return out;
   }
 
   MemScope scope_of(const std::string& buffer) const {
@@ -170,10 +169,9 @@ class GpuWalk {
     if (!e) return;
     for (const auto& a : e->args) expr(a);
     if (e->kind == EK::load) {
-      if (scope_of(e->name) == MemScope::local || counted(e->name, e->args)) return;
-      std::set<std::string> d;
-      for (const auto& i : e->args) deps(i, d);
-      access(e->name, e->type, times(d));
+      if (scope_of(e->name) == MemScope::local) return;
+      std::vector<ExprP> idx = in_loops(e->args);
+      if (!counted(e->name, idx)) access(e->name, e->type, times(loop_vars(idx)));
     } else if (is_float(e->type) && (e->kind == EK::binary || e->kind == EK::unary || e->kind == EK::call)) {
       w_.float_ops += times(std::nullopt) * (e->kind == EK::call ? 8 : 1);
     }
@@ -197,7 +195,8 @@ CostTerms gpu_cost_terms(const lower::LoweredKernel& k, const Target& t) {
     resident = std::max(resident, 1.0);
     double waves = std::ceil(w.blocks / (resident * t.multiprocessors));
     // A block's cycles on its multiprocessor: arithmetic and shared memory in parallel, the slower
-    // one showing; the resident blocks share the multiprocessor, so a wave takes `resident` of them.
+    // one showing; the blocks resident together share the multiprocessor, so a wave takes as many
+    // block times as a multiprocessor holds blocks in it.
     double block_cycles = std::max(threads * w.float_ops / kFloatOpsPerCycle, threads * w.shared_words / kSharedWordsPerCycle);
     double per_multiprocessor = std::min(resident, std::ceil(w.blocks / t.multiprocessors));  // in a wave
     double wave_cycles = per_multiprocessor * block_cycles;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <bit>
 #include <cmath>
 #include <initializer_list>
 #include <map>
@@ -355,11 +356,9 @@ class CPrinter {
             // By a power of two, a shift and a mask: the GPU compiler then sees the low bits of the
             // index (signed `%` hides them), which proving neighbouring elements 16-byte aligned
             // for vector loads needs.
-            if ((k & (k - 1)) == 0) {
-              int shift = 0;
-              while ((int64_t{1} << shift) < k) ++shift;
-              return op == BinOp::div ? fmt::format("({} >> {})", a, shift) : fmt::format("({} & {})", a, k - 1);
-            }
+            if (std::has_single_bit(static_cast<uint64_t>(k)))
+              return op == BinOp::div ? fmt::format("({} >> {})", a, std::countr_zero(static_cast<uint64_t>(k)))
+                                      : fmt::format("({} & {})", a, k - 1);
             return fmt::format("({} {} {})", a, op == BinOp::div ? "/" : "%", b);
           }
         return fmt::format("(({}){}({}, {}))", ct, op == BinOp::div ? "ekb_fdiv" : "ekb_fmod", a, b);

@@ -30,6 +30,8 @@ HostFacts host_facts() {
 
 std::vector<DeviceProfile> device_profiles() {
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // The NVIDIA H200 (SXM): 132 multiprocessors, 228 KiB of shared memory each, 4.8 TB/s of HBM3e.
+  auto h200 = [](const char* platform) { return GpuDevice{platform, 0, 0, 0, 132, 228u << 10, 4800}; };
   return {
       {"host", Backend::cpu, fmt::format("this machine's CPU, all {} cores, 4 GiB for a candidate's own allocations", cores), cores,
        4ull << 30, GpuDevice{}},
@@ -38,9 +40,9 @@ std::vector<DeviceProfile> device_profiles() {
       {"edge-1core", Backend::cpu, "a single-core edge CPU budget on this machine: 1 thread, 256 MiB for a candidate's own allocations",
        1, 256ull << 20, GpuDevice{}},
       {"h200-cuda", Backend::cuda, "the NVIDIA H200 through CUDA (NVRTC, driver API): its own limits, 16 GiB for the kernel's scratch buffers",
-       1, 16ull << 30, GpuDevice{"", 0, 0, 0}},
+       1, 16ull << 30, h200("")},
       {"h200-opencl", Backend::opencl, "the NVIDIA H200 through NVIDIA's OpenCL: its own limits, 16 GiB for the kernel's scratch buffers", 1,
-       16ull << 30, GpuDevice{"NVIDIA", 0, 0, 0}},
+       16ull << 30, h200("NVIDIA")},
       {"pocl-cpu", Backend::opencl, fmt::format("OpenCL on this machine's CPU through PoCL ({} cores), 4 GiB for the kernel's scratch buffers", cores),
        cores, 4ull << 30, GpuDevice{"Portable Computing Language", 0, 0, 0}},
       {"opencl-any", Backend::opencl, "the first OpenCL platform here that has a device, with its own limits, 4 GiB for the kernel's scratch buffers",
@@ -59,11 +61,9 @@ Target DeviceProfile::target() const {
                                    static_cast<int64_t>(gpu.shared_memory_per_block))
                       : host_cpu_target(threads);
   t.profile = name;
-  if (name.rfind("h200", 0) == 0) {  // the NVIDIA H200 (SXM): 132 SMs, 228 KiB of shared memory each, HBM3e
-    t.multiprocessors = 132;
-    t.shared_memory_per_multiprocessor = 228 << 10;
-    t.bandwidth_gbs = 4800;
-  }
+  if (gpu.multiprocessors > 0) t.multiprocessors = gpu.multiprocessors;
+  if (gpu.shared_memory_per_multiprocessor > 0) t.shared_memory_per_multiprocessor = static_cast<int64_t>(gpu.shared_memory_per_multiprocessor);
+  if (gpu.bandwidth_gbs > 0) t.bandwidth_gbs = gpu.bandwidth_gbs;
   return t;
 }
 

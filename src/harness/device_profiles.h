@@ -16,6 +16,10 @@ struct GpuDevice {
   int ordinal = 0;       // CUDA: the device's number
   uint64_t max_threads_per_block = 0;
   uint64_t shared_memory_per_block = 0;
+  // The device's throughput, for the agent's cost model (0: the Target's defaults for a small GPU).
+  int multiprocessors = 0;
+  uint64_t shared_memory_per_multiprocessor = 0;
+  double bandwidth_gbs = 0;
 };
 
 struct DeviceProfile {

@@ -376,7 +376,6 @@ class Realizer {
         // A per-thread (local) cache whose reads have gaps holds just the points read (strided_region.h).
         auto strided = s_.find(producer.name)->scope == MemScope::local ? strided_reads(inner, producer.name) : std::nullopt;
         std::vector<RegionDim> region;
-        bool packed = false;
         for (size_t d = 0; d < producer.extents.size(); ++d) {
           if (strided && (*strided)[d]) {
             const StridedDim& sd = *(*strided)[d];
@@ -385,7 +384,6 @@ class Realizer {
             auto r = numeric_range(sd.base, scope_);
             if (r && r->lo >= 0 && r->hi + span <= producer.extents[d] - 1) {
               region.push_back({simplify(sd.base, scope_), int_imm(sd.count()), sd});
-              packed = true;
               continue;
             }
             (*strided)[d].reset();  // it could run past the domain's edge: the box, clamped, instead
@@ -403,7 +401,8 @@ class Realizer {
           ExprP hi = simplify(min((*box)[d].hi, int_imm(producer.extents[d] - 1)), scope_);
           region.push_back({lo, simplify(add(sub(hi, lo), int_imm(1)), scope_), std::nullopt});
         }
-        if (packed) inner = pack_strided_loads(inner, producer.name, *strided);
+        if (std::any_of(region.begin(), region.end(), [](const RegionDim& r) { return r.strided.has_value(); }))
+          inner = pack_strided_loads(inner, producer.name, *strided);
         StmtP made = block({comment(fmt::format("stage {} (computed at {}.{})", producer.name, stage_name, dim)),
                             realize(producer, region)});
         if (shared) shared_copies.insert(shared_copies.begin(), made);
