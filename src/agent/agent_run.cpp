@@ -123,8 +123,9 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
   nlohmann::json env;
   PeakRates peaks = prepare_device(store, dev, &env);
   env["agent"] = {{"policy", policy_name(o.policy)}, {"budget", o.search.budget}, {"time_limit_s", o.search.time_limit_s}};
-  RunInfo run = store.open_run(key.dump(), backend_name(dev.backend), dev.name, env);
-  EvalOptions full = eval_options(dev, peaks), eo = search_eval_options(full);
+  env["timing"] = timing_name(o.timing);
+  RunInfo run = store.open_run(keyed_by_timing(key, o.timing).dump(), backend_name(dev.backend), dev.name, env);
+  EvalOptions full = eval_options(dev, peaks, o.timing), eo = search_eval_options(full);
   Target target = dev.target();
   for (const Task* t : tasks) {
     TaskOutcome out;

@@ -25,6 +25,7 @@ struct AgentOptions {
   Policy policy = Policy::search;
   SearchOptions search;
   std::string out_dir;  // where the best programs go (created)
+  Timing timing = Timing::cold;  // how the harness times every measurement (timing_regime.h)
 };
 
 // The harness options of the search's own measurements: every check, and timing rounds until the

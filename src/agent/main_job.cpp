@@ -38,7 +38,7 @@ MainJobResult run_main_job(const Suite& suite, const std::vector<const Task*>& t
   nlohmann::json eval_key = key;
   eval_key["phase"] = "re-score";
   for (const auto& s : subs.items) eval_key["files"].push_back({s.path, fmt::format("{:016x}", XXH3_64bits(s.text.data(), s.text.size()))});
-  r.eval_run = evaluate_run(suite, subs, eval_key, dev, store);
+  r.eval_run = evaluate_run(suite, subs, eval_key, dev, store, o.agent.timing);
   r.rescored = store.attempts(r.eval_run.id);
   return r;
 }

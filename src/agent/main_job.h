@@ -15,7 +15,7 @@
 namespace ekb::agent {
 
 struct MainJobOptions {
-  AgentOptions agent;  // out_dir: where the programs go
+  AgentOptions agent;  // out_dir: where the programs go; timing: of the search and the re-scoring
 };
 
 struct MainJobResult {

@@ -38,7 +38,7 @@ void register_agent(CLI::App& app, Globals& g) {
                                           "the harness, under a budget of measurements; writes the best program per task to "
                                           "--out as a submission directory (`ekb eval DIR` re-scores it). Resumable.");
   struct Opts {
-    std::string policy = "search", tasks, subset, device, out, db = default_db();
+    std::string policy = "search", tasks, subset, device, out, db = default_db(), timing = "cold";
     int budget = 24, beam = 3, per_round = 4;
     double time_limit = 0;
     bool json = false, no_compute = false, no_confirm = false;
@@ -61,6 +61,7 @@ void register_agent(CLI::App& app, Globals& g) {
   cmd->add_option("--out", o->out, "the directory the best programs go to (TASK.ekb)")->option_text("DIR")->required();
   cmd->add_option("--db", o->db, "the results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
   cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
+  add_timing_option(cmd, o->timing);
   cmd->callback([o, &g] {
     if (o->policy != "search")
       throw std::runtime_error(fmt::format("unknown policy `{}`; policies: search (the llm policy is not built yet)", o->policy));
@@ -75,6 +76,7 @@ void register_agent(CLI::App& app, Globals& g) {
     ao.search.compute_layer = !o->no_compute;
     ao.search.confirm = !o->no_confirm;
     ao.out_dir = o->out;
+    ao.timing = parse_timing(o->timing);
     nlohmann::json key = {{"command", "agent"},       {"policy", o->policy},   {"device", dev.name},
                           {"budget", o->budget},      {"time_limit", o->time_limit}, {"beam", o->beam},
                           {"per_round", o->per_round}, {"compute_layer", !o->no_compute}, {"confirm", !o->no_confirm},
@@ -83,9 +85,9 @@ void register_agent(CLI::App& app, Globals& g) {
     ResultsStore store(o->db);
     size_t done = 0;
     std::ostream& log = o->json ? std::cerr : std::cout;
-    log << fmt::format("ekb agent: policy {}, {} tasks on device `{}` ({}), budget {} measurements per task{}, into {}\n",
+    log << fmt::format("ekb agent: policy {}, {} tasks on device `{}` ({}), budget {} measurements per task{}, timed {}, into {}\n",
                        o->policy, tasks.size(), dev.name, dev.target().describe(), o->budget,
-                       o->time_limit > 0 ? fmt::format(" or {:.0f} s", o->time_limit) : "", o->out);
+                       o->time_limit > 0 ? fmt::format(" or {:.0f} s", o->time_limit) : "", o->timing, o->out);
     std::vector<agent::TaskOutcome> outcomes;
     RunInfo run = agent::run_agent(
         tasks, dev, ao, store, key,
@@ -101,7 +103,7 @@ void register_agent(CLI::App& app, Globals& g) {
                                      speedup_text(s.eval));
         });
     if (o->json) {
-      nlohmann::json j = {{"run", run.id}, {"device", dev.name}, {"out", o->out}};
+      nlohmann::json j = {{"run", run.id}, {"device", dev.name}, {"timing", o->timing}, {"out", o->out}};
       for (const auto& t : outcomes)
         j["tasks"].push_back({{"task", t.task},
                               {"program", t.path},

@@ -29,9 +29,9 @@ std::string hash_hex(const std::string& text) {
 }
 
 void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
-                    const std::string& db, bool json) {
+                    const std::string& db, bool json, Timing timing) {
   ResultsStore store(db);
-  RunInfo run = evaluate_run(suite, subs, key, dev, store);
+  RunInfo run = evaluate_run(suite, subs, key, dev, store, timing);
   auto attempts = store.attempts(run.id);
   if (json) std::cout << report_json(run, attempts, subs.problems).dump(2) << "\n";
   else print_report(run, attempts, subs.problems);
@@ -42,7 +42,7 @@ void register_eval(CLI::App& app, Globals& g) {
                                          "sandboxed worker process), store the attempts, print the metrics. Resumable: run it "
                                          "again with the same arguments after an interruption.");
   struct Opts {
-    std::string dir, backend, device, tasks, db = default_db();
+    std::string dir, backend, device, tasks, db = default_db(), timing = "cold";
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
@@ -57,6 +57,7 @@ void register_eval(CLI::App& app, Globals& g) {
   cmd->add_option("--tasks", o->tasks, "only tasks matching this glob, e.g. 'conv*'")->option_text("GLOB");
   cmd->add_option("--db", o->db, "the results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
   cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
+  add_timing_option(cmd, o->timing);
   cmd->callback([o, &g] {
     DeviceProfile dev = device_for(o->device, o->backend);
     Suite suite = g.load_suite();
@@ -65,7 +66,7 @@ void register_eval(CLI::App& app, Globals& g) {
     nlohmann::json key = {{"command", "eval"}, {"dir", std::filesystem::absolute(o->dir).lexically_normal().string()},
                           {"backend", backend_name(dev.backend)}, {"device", dev.name}, {"tasks", o->tasks}};
     for (const auto& s : subs.items) key["files"].push_back({s.path, hash_hex(s.text)});
-    run_evaluation(suite, subs, key, dev, o->db, o->json);
+    run_evaluation(suite, subs, key, dev, o->db, o->json, parse_timing(o->timing));
   });
 }
 
@@ -88,13 +89,13 @@ void register_results(CLI::App& app, Globals&) {
       for (const auto& r : store.runs()) {
         auto attempts = store.attempts(r.id);
         Metrics m = compute_metrics(outcomes_of(attempts));
-        all.push_back({{"run", r.id}, {"created", r.created}, {"backend", r.backend}, {"device", r.device},
+        all.push_back({{"run", r.id}, {"created", r.created}, {"backend", r.backend}, {"device", r.device}, {"timing", timing_name(timing_of(r))},
                        {"finished", r.finished}, {"tasks", m.tasks}, {"samples", m.samples}, {"correct_at_1", m.correct_at_k},
                        {"fast_1_0", m.fast["1.0"]}, {"fast_1_0_significant", m.fast_significant["1.0"]}});
         if (!o->json)
-          std::cout << fmt::format("run {:>4}  {}  {:<6} {:<16} {:>4} tasks {:>4} samples  Correct@1 {:5.1f}%  Fast@1.0 {:5.1f}% "
+          std::cout << fmt::format("run {:>4}  {}  {:<6} {:<16} {:<4} {:>4} tasks {:>4} samples  Correct@1 {:5.1f}%  Fast@1.0 {:5.1f}% "
                                    "(significant {:5.1f}%){}\n",
-                                   r.id, r.created, r.backend, r.device, m.tasks, m.samples, 100 * m.correct_at_k,
+                                   r.id, r.created, r.backend, r.device, timing_name(timing_of(r)), m.tasks, m.samples, 100 * m.correct_at_k,
                                    100 * m.fast["1.0"], 100 * m.fast_significant["1.0"], r.finished ? "" : "  (unfinished)");
       }
       if (o->json) std::cout << all.dump(2) << "\n";

@@ -30,21 +30,22 @@ namespace {
 // glob), then the programs it found re-scored through `ekb eval`'s protocol; per task the baseline's
 // and the tuned program's times, the speedup with its interval, then the metrics.
 void run_main_job(const Globals& g, const DeviceProfile& dev, const std::string& db, const std::string& tasks_glob, int budget,
-                  double time_limit, const std::string& out, bool json) {
+                  double time_limit, const std::string& out, bool json, Timing timing) {
   Suite suite = g.load_suite();
   std::vector<const Task*> tasks = tasks_glob.empty() ? agent::one_task_per_category(suite) : select_tasks(suite, tasks_glob, "");
   agent::MainJobOptions mo;
   mo.agent.search.budget = budget;
   mo.agent.search.time_limit_s = time_limit;
   mo.agent.out_dir = out;
+  mo.agent.timing = timing;
   nlohmann::json key = {{"command", "run"}, {"device", dev.name}, {"budget", budget}, {"time_limit", time_limit},
                         {"out", std::filesystem::absolute(out).lexically_normal().string()}};
   for (const Task* t : tasks) key["tasks"].push_back(t->name);
   std::ostream& log = json ? std::cerr : std::cout;
   log << fmt::format("ekb main job: LEKA's search ({} measurements or {:.0f} s per task) on {} tasks ({}) for device `{}` ({}), "
-                     "then the programs it found (in {}) re-scored through `ekb eval`'s protocol; results in {}.\n\n",
+                     "then the programs it found (in {}) re-scored through `ekb eval`'s protocol, timed {}; results in {}.\n\n",
                      budget, time_limit, tasks.size(), tasks_glob.empty() ? "one per category" : "matching `" + tasks_glob + "`",
-                     dev.name, dev.target().describe(), out, db);
+                     dev.name, dev.target().describe(), out, timing_name(timing), db);
   ResultsStore store(db);
   size_t done = 0;
   agent::MainJobResult r = agent::run_main_job(suite, tasks, dev, mo, store, key, [&](const agent::TaskOutcome& t) {
@@ -86,7 +87,7 @@ void register_run(CLI::App& app, Globals& g) {
     std::string target, backend, schedule, task;
     uint64_t seed = 1;
     int threads = 0;
-    std::string device, db = default_db(), tasks, out = "ekb_tuned";
+    std::string device, db = default_db(), tasks, out = "ekb_tuned", timing = "cold";
     int budget = 16;
     double time_limit = 20;
     bool json = false;
@@ -112,6 +113,7 @@ void register_run(CLI::App& app, Globals& g) {
       ->option_text("S")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--out", o->out, "the main job: where the tuned programs go (default ./ekb_tuned)")->option_text("DIR");
+  add_timing_option(cmd, o->timing, "the main job: ");
   cmd->add_option("--task", o->task, "the task a raw source implements (default: its file name up to the first dot)")
       ->option_text("TASK");
   cmd->add_option("--backend", o->backend, "cpu, cuda or opencl (default: the device profile's; cpu)")->option_text("B");
@@ -124,7 +126,7 @@ void register_run(CLI::App& app, Globals& g) {
   cmd->callback([o, &g] {
     DeviceProfile dev = device_for(o->device, o->backend);
     if (o->target.empty()) {
-      run_main_job(g, dev, o->db, o->tasks, o->budget, o->time_limit, o->out, o->json);
+      run_main_job(g, dev, o->db, o->tasks, o->budget, o->time_limit, o->out, o->json, parse_timing(o->timing));
       return;
     }
     std::unique_ptr<Suite> suite;

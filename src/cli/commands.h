@@ -8,6 +8,7 @@
 #include "ir/program.h"
 #include "harness/device_profiles.h"
 #include "harness/submissions.h"
+#include "harness/timing_regime.h"
 #include "suite/suite.h"
 #include <nlohmann/json.hpp>
 
@@ -29,6 +30,8 @@ struct LoadedProgram {
 LoadedProgram load_file_or_task(const std::string& arg, const Globals& g, std::unique_ptr<Suite>& suite);
 // Throws a clear error for an unknown task, with the closest name.
 const Task& find_task(const Suite& s, const std::string& name);
+// `--timing REGIME` (harness/timing_regime.h) into `timing`, its help (after `prefix`) listing the regimes.
+void add_timing_option(CLI::App* cmd, std::string& timing, const std::string& prefix = "");
 
 void register_check(CLI::App& app, Globals& g);
 void register_compile(CLI::App& app, Globals& g);
@@ -41,7 +44,7 @@ void register_eval(CLI::App& app, Globals& g);
 // What `ekb eval` does once the submissions are known (`ekb run` uses it for its main job): evaluate
 // each one not yet stored under `key` in the store `db`, then print the report (or JSON).
 void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
-                    const std::string& db, bool json);
+                    const std::string& db, bool json, Timing timing = Timing::cold);
 std::string default_db();  // $EKB_DB, else ./ekb_results.db
 std::string hash_hex(const std::string& text);  // XXH3 as 16 hex digits
 void register_results(CLI::App& app, Globals& g);

@@ -27,6 +27,18 @@ const Task& find_task(const Suite& s, const std::string& name) {
                                        s.dir().string()));
 }
 
+void add_timing_option(CLI::App* cmd, std::string& timing, const std::string& prefix) {
+  std::string help = prefix + "how calls are timed:";
+  std::vector<std::string> names;
+  for (const auto& t : timing_table()) {
+    help += fmt::format(" {} ({}{});", t.name, t.description, t.timing == Timing::cold ? "; the default" : "");
+    names.push_back(t.name);
+  }
+  help.pop_back();
+  help += " (docs/metrics.md)";
+  cmd->add_option("--timing", timing, help)->option_text("REGIME")->check(CLI::IsMember(names));
+}
+
 LoadedProgram load_file_or_task(const std::string& arg, const Globals& g, std::unique_ptr<Suite>& suite) {
   LoadedProgram lp;
   std::error_code ec;

@@ -11,7 +11,8 @@
 namespace ekb::cli {
 
 void print_report(const RunInfo& run, const std::vector<AttemptRecord>& attempts, const std::vector<std::string>& problems) {
-  std::cout << fmt::format("run {}  backend {}  device {}  ({})\n", run.id, run.backend, run.device, run.created);
+  std::cout << fmt::format("run {}  backend {}  device {}  timed {}  ({})\n", run.id, run.backend, run.device,
+                           timing_name(timing_of(run)), run.created);
   std::cout << fmt::format("  {:<44} {:>6}  {:<15} {:>8} {:>17}  {:>11}  {:>11}  {:>9}\n", "task", "sample", "status", "speedup",
                            "95% interval", "candidate", "baseline", "memory");
   for (const auto& a : attempts) {

@@ -6,8 +6,9 @@
 
 namespace ekb {
 
-EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks) {
+EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks, Timing timing) {
   EvalOptions eo;
+  eo.timing = timing;
   eo.threads = dev.threads;
   eo.memory_budget = dev.memory_budget;
   eo.peak_gflops = peaks.gflops;
@@ -16,6 +17,11 @@ EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks) {
   eo.backend = dev.backend;
   eo.profile = dev.name;
   return eo;
+}
+
+nlohmann::json keyed_by_timing(nlohmann::json key, Timing timing) {
+  if (timing != Timing::cold) key["timing"] = timing_name(timing);
+  return key;
 }
 
 Evaluation evaluate_source(const Task& task, const CandidateSource& c, const DeviceProfile& dev, const EvalOptions& o) {

@@ -11,8 +11,12 @@
 namespace ekb {
 
 // The options a device profile implies: its threads, memory budget, GPU device, and the peak rates
-// that bound an honest time (none on GPU profiles).
-EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks);
+// that bound an honest time (none on GPU profiles); calls timed in `timing` (timing_regime.h).
+EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks, Timing timing = Timing::cold);
+
+// A run's key (its canonical arguments) with the timing regime in it where it is not the default
+// (so that keys of cold runs stay what they were): a warm run never resumes a cold one.
+nlohmann::json keyed_by_timing(nlohmann::json key, Timing timing);
 
 // Builds `s` for the profile's target and evaluates it against the task's baseline. Never throws for
 // anything the candidate does: a rejected or failing candidate is an attempt with its outcome;

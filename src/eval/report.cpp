@@ -43,11 +43,17 @@ nlohmann::json metrics_json(const Metrics& m) {
           {"failures", m.failures}};
 }
 
+Timing timing_of(const RunInfo& run) {
+  auto it = run.env.find("timing");
+  return it != run.env.end() && it->is_string() ? find_timing(it->get<std::string>()).value_or(Timing::cold) : Timing::cold;
+}
+
 nlohmann::json report_json(const RunInfo& run, const std::vector<AttemptRecord>& attempts, const std::vector<std::string>& problems) {
   nlohmann::json j = metrics_json(compute_metrics(outcomes_of(attempts)));
   j["run"] = run.id;
   j["device"] = run.device;
   j["backend"] = run.backend;
+  j["timing"] = timing_name(timing_of(run));
   j["problems"] = problems;
   nlohmann::json list = nlohmann::json::array();
   for (const auto& a : attempts) list.push_back(attempt_json(a));

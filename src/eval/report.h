@@ -12,6 +12,8 @@
 
 namespace ekb {
 
+// How a run's calls were timed (stored with it; runs stored before regimes existed were cold).
+Timing timing_of(const RunInfo& run);
 std::vector<SampleOutcome> outcomes_of(const std::vector<AttemptRecord>& attempts);
 nlohmann::json attempt_json(const AttemptRecord& a);
 nlohmann::json metrics_json(const Metrics& m);

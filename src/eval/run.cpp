@@ -49,11 +49,12 @@ PeakRates prepare_device(ResultsStore& store, const DeviceProfile& dev, nlohmann
 }
 
 RunInfo evaluate_run(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
-                     ResultsStore& store) {
+                     ResultsStore& store, Timing timing) {
   nlohmann::json env;
   PeakRates peaks = prepare_device(store, dev, &env);
-  RunInfo run = store.open_run(key.dump(), backend_name(dev.backend), dev.name, env);
-  EvalOptions eo = eval_options(dev, peaks);
+  env["timing"] = timing_name(timing);
+  RunInfo run = store.open_run(keyed_by_timing(key, timing).dump(), backend_name(dev.backend), dev.name, env);
+  EvalOptions eo = eval_options(dev, peaks, timing);
   Progress progress("eval", subs.items.size());
   size_t failures = 0;
   for (const auto& s : subs.items) {

@@ -20,9 +20,9 @@ namespace ekb {
 PeakRates prepare_device(ResultsStore& store, const DeviceProfile& dev, nlohmann::json* environment);
 
 // Evaluates every submission not yet stored under `key` in `store`, in order, with progress on
-// stderr; returns the run (finished).
+// stderr, timed in `timing` (stored with the run, and part of its key); returns the run (finished).
 RunInfo evaluate_run(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
-                     ResultsStore& store);
+                     ResultsStore& store, Timing timing = Timing::cold);
 
 // The commit ekb was built from ("unknown" outside a git checkout).
 const char* ekb_commit();

@@ -14,8 +14,20 @@ OutsideTimes outside_medians(const std::vector<double>& candidate, const std::ve
   return {med(candidate), med(baseline)};
 }
 
+namespace {
+double allowed_ms(const OutsideTimes& t, double candidate_median_ms) { return t.baseline_ms + std::max(0.02, 0.1 * candidate_median_ms); }
+}  // namespace
+
+std::optional<std::string> between_calls_disagreement(const OutsideTimes& t, double candidate_median_ms) {
+  double allowed = allowed_ms(t, candidate_median_ms);
+  if (t.candidate_ms <= allowed) return std::nullopt;
+  return fmt::format("the kernel's worker reported {:.4f} ms per call (median), but {:.4f} ms between its calls back to back "
+                     "(per call; the baseline's worker, the same work between calls: {:.4f} ms; allowed {:.4f} ms): its clock was moved",
+                     candidate_median_ms, t.candidate_ms, t.baseline_ms, allowed);
+}
+
 std::optional<std::string> clock_disagreement(const OutsideTimes& t, double candidate_median_ms) {
-  double allowed = t.baseline_ms + std::max(0.02, 0.1 * candidate_median_ms);
+  double allowed = allowed_ms(t, candidate_median_ms);
   if (t.candidate_ms <= allowed) return std::nullopt;
   return fmt::format("the kernel's worker reported {:.4f} ms per call (median), but {:.4f} ms more passed around each call by "
                      "the harness's clock (the baseline's worker: {:.4f} ms; allowed {:.4f} ms): its clock was moved",

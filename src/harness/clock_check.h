@@ -19,5 +19,8 @@ struct OutsideTimes {
 // baseline's by more than 20 us or a tenth of the candidate's median call time, whichever is more.
 OutsideTimes outside_medians(const std::vector<double>& candidate, const std::vector<double>& baseline);
 std::optional<std::string> clock_disagreement(const OutsideTimes& t, double candidate_median_ms);
+// The same test for calls timed back to back in one request (the warm regime): `t` then holds the
+// medians of the worker's own time between its calls (the renewals of the inputs), per call.
+std::optional<std::string> between_calls_disagreement(const OutsideTimes& t, double candidate_median_ms);
 
 }  // namespace ekb

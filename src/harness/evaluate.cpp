@@ -7,14 +7,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
+#include <thread>
+#include <utility>
 
 #include <sched.h>
 #include <unistd.h>
 
 #include "harness/clock_check.h"
+#include "harness/element_swaps.h"
 #include "harness/shared_buffers.h"
 #include "harness/speedup_interval.h"
 #include "harness/worker_client.h"
@@ -35,12 +39,26 @@ constexpr int kWarmupRounds = 3;
 constexpr double kRooflineSlack = 0.75;
 // While the interval is too wide, it is computed again every this many rounds.
 constexpr int kIntervalEvery = 16;
+// Warm timing on the CPU: idle OpenMP threads spin this long after a call (then sleep: between two
+// sides' turns the harness waits that long and a little more, so that the two never compete). A
+// side's turn starts with untimed calls for kWarmupMs (measured: a depthwise 3x3 over 9.6 MB took
+// about 10 ms of calls after the other side's turn to reach the time it keeps back to back, 0.18 ms,
+// from 0.59 ms), then about kWarmTurnMs of timed calls, at most kWarmMaxCalls.
+constexpr int kWarmSpinUs = 1000;
+constexpr double kWarmupMs = 10.0;
+constexpr double kWarmTurnMs = 2.0;
+constexpr int kWarmMaxCalls = 64;
+
+// The last-level cache as the system reports it (32 MiB when it does not).
+uint64_t last_level_cache_bytes() {
+  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return l3 > 0 ? static_cast<uint64_t>(l3) : 32ull << 20;
+}
 
 uint64_t flush_size(const EvalOptions& o) {
   if (o.flush_bytes) return o.flush_bytes;
-  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
   // (Virtual machines can report odd cache sizes: 64 MiB at most.)
-  return std::clamp<uint64_t>(l3 > 0 ? 2 * static_cast<uint64_t>(l3) : 64ull << 20, 8ull << 20, 64ull << 20);
+  return std::clamp<uint64_t>(2 * last_level_cache_bytes(), 8ull << 20, 64ull << 20);
 }
 
 // One kernel in its worker, with two argument slots (`buf`, made before the worker starts).
@@ -55,17 +73,25 @@ struct Side {
   uint64_t rss_mark = 0;      // resident memory when sandboxed: its growth is the kernel's own
   // CPU seconds the worker used after answering a timed call, until its next request (one per call).
   std::vector<double> after_call_cpu;
+  std::vector<double> after_call_gap;  // for each: seconds from that answer to the next request (the harness's clock)
   double cpu_at_answer = -1;
+  std::chrono::steady_clock::time_point answered_at;
   bool timing = false;  // a timed round: record after_call_cpu and outside_ms
   // CPU: per timed call, the harness's clock around the request minus the worker's around the kernel
   // (the message's way there and back).
   std::vector<double> outside_ms;
+  // CPU, warm: per timed turn, the worker's time between its calls per call (Side::warm_turn).
+  std::vector<double> between_ms;
 
   // A request; the CPU the worker used since it answered a timed call is recorded.
   Reply request(const nlohmann::json& req, int timeout_ms) {
-    if (cpu_at_answer >= 0) after_call_cpu.push_back(std::max(0.0, w->cpu_seconds() - cpu_at_answer));
+    if (cpu_at_answer >= 0) {
+      after_call_cpu.push_back(std::max(0.0, w->cpu_seconds() - cpu_at_answer));
+      after_call_gap.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - answered_at).count());
+    }
     Reply r = w->request(req, timeout_ms);
     cpu_at_answer = r.ok() && timing && req.value("op", "") == "run" ? w->cpu_seconds() : -1;
+    answered_at = std::chrono::steady_clock::now();
     return r;
   }
   // The kernel's own memory: resident growth of its worker (CPU), its scratch buffers (GPU).
@@ -80,7 +106,7 @@ struct Side {
   bool prepare(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o, const std::vector<int>& cpus) {
     gpu = o.gpu.has_value();
     how = WorkerStart{src, cplusplus, o.threads, cpus, o.memory_budget, o.cpu_seconds, flush_size(o), gpu ? &*o.gpu : nullptr,
-                      o.backend, o.profile};
+                      o.backend, o.profile, o.timing == Timing::warm ? kWarmSpinUs : 0};
     StartedWorker s = prepare_worker(p, *buf, how);
     w = std::move(s.worker);
     compile_ms = s.compiled.value("compile_ms", 0.0);
@@ -105,7 +131,52 @@ struct Side {
             bool locate = false) {
     buf->write_inputs(slot, inputs);
     buf->poison_outputs(slot, poison);
-    Reply r = request({{"op", "run"}, {"set", slot}, {"threads", o.threads}, {"calls", 1}, {"locate", locate}}, o.call_timeout_ms);
+    Reply r;
+    return run({{"op", "run"}, {"set", slot}, {"threads", o.threads}, {"calls", 1}, {"locate", locate}}, o.call_timeout_ms, wall_ms, r);
+  }
+  // A warm turn (CPU) on `slot`: the round's inputs written first (not evicted: as a previous layer
+  // leaves them) and `reserve` beside them; one request of untimed calls back to back for kWarmupMs
+  // (the side's data back in the caches after the other side's turn, its threads awake), then one
+  // of `calls` timed calls back to back, before each of which the worker exchanges input elements
+  // with the reserve (drawn from `seed`: the same on both sides) and poisons the outputs. `figure`
+  // is the median of the timed calls, `seconds` their sum. The outputs left are the last call's.
+  bool warm_turn(int slot, const std::vector<HostBuffer>& in, const std::vector<HostBuffer>& reserve, uint64_t seed, int calls,
+                 unsigned char poison, int timeout_ms, const EvalOptions& o, double* figure, double* seconds) {
+    buf->write_inputs(slot, in, false);
+    buf->write_reserve(reserve);
+    buf->poison_outputs(slot, poison, false);
+    Reply r;
+    double total = 0;
+    bool timed = timing;
+    timing = false;  // (the warm-up's request is not one of the timed ones)
+    bool warmed = run({{"op", "run"}, {"set", slot}, {"threads", o.threads}, {"warmup_ms", kWarmupMs}}, timeout_ms, &total, r);
+    timing = timed;
+    if (!warmed) return false;
+    buf->poison_outputs(slot, poison, false);  // (the warm-up's outputs are not the timed calls')
+    if (!run({{"op", "run"}, {"set", slot}, {"threads", o.threads}, {"calls", calls}, {"renew_seed", seed}, {"poison", poison}},
+             timeout_ms, &total, r))
+      return false;
+    auto each = r.body.value("calls_ms", nlohmann::json::array());
+    std::vector<double> ms;
+    for (const auto& t : each) ms.push_back(t.is_number() ? t.get<double>() : -1.0);
+    if (static_cast<int>(each.size()) != calls || std::any_of(ms.begin(), ms.end(), [](double t) { return !(t >= 0); })) {
+      failure = Reply{Outcome::protocol, fmt::format("the worker answered {} call times for {} calls", each.size(), calls), {}, 0};
+      return false;
+    }
+    *figure = summarize_times(ms).median;
+    *seconds = 0;
+    for (double t : ms) *seconds += t / 1000.0;
+    // The worker's time between the calls (the renewals), per call: the same code over the same
+    // sizes in both workers, so a kernel that moved its calls' clock readings shows here.
+    if (timing) between_ms.push_back(std::max(0.0, r.body.value("busy_ms", total) - total) / calls);
+    // Its idle threads spin a while yet: they must be asleep before the other side's turn.
+    if (o.threads > 1) std::this_thread::sleep_for(std::chrono::microseconds(kWarmSpinUs + 200));
+    return true;
+  }
+  // A run request and the checks every call gets: `kernel_ms` the worker's time of the request's
+  // calls, which the harness's clock around the request must contain.
+  bool run(const nlohmann::json& req, int timeout_ms, double* wall_ms, Reply& r) {
+    r = request(req, timeout_ms);
     if (!r.ok()) {
       failure = r;
       return false;
@@ -117,16 +188,26 @@ struct Side {
     }
     // The worker's own time of the call (GPU: its device timer; CPU: its clock around the kernel),
     // which the harness's clock around the whole request must contain.
-    double kernel_ms = r.body.value("kernel_ms", -1.0);
-    if (!(kernel_ms >= 0) || (!gpu && kernel_ms > r.wall_ms)) {
+    // (A warm turn's request also holds untimed calls and the renewals between calls: the worker's
+    // time of all of it, `busy_ms`, lies between the calls' and the harness's.)
+    double kernel_ms = r.body.value("kernel_ms", -1.0), busy_ms = r.body.value("busy_ms", kernel_ms);
+    if (!(kernel_ms >= 0) || (!gpu && (kernel_ms > busy_ms || busy_ms > r.wall_ms))) {
       failure = Reply{Outcome::clock_mismatch,
-                      fmt::format("the worker reported {:.4f} ms for a call the harness timed at {:.4f} ms", kernel_ms, r.wall_ms),
+                      fmt::format("the worker reported {:.4f} ms for a call the harness timed at {:.4f} ms", busy_ms, r.wall_ms),
                       {}, 0};
       return false;
     }
-    if (!gpu && timing) outside_ms.push_back(r.wall_ms - kernel_ms);
+    if (!gpu && timing) outside_ms.push_back(r.wall_ms - busy_ms);
     if (wall_ms) *wall_ms = kernel_ms;
     return true;
+  }
+  // Warm: the calls per side and round at most (about kWarmTurnMs of them, at least 4), from the
+  // candidate's checking calls (their shortest); each round draws a number between half of it
+  // (plus one) and all of it, so that no kernel can know which call of a turn is the last, checked one.
+  static int warm_calls(const std::vector<double>& check_ms) {
+    double t = check_ms.empty() ? 1.0 : *std::min_element(check_ms.begin(), check_ms.end());
+    double n = t > 0 ? std::ceil(kWarmTurnMs / t) + 1 : kWarmMaxCalls;
+    return static_cast<int>(std::clamp<double>(n, 4, kWarmMaxCalls));
   }
   bool flush(const EvalOptions& o) {
     Reply r = request({{"op", "flush"}}, o.call_timeout_ms);
@@ -139,20 +220,19 @@ struct Side {
 // stays in range). Elements are swapped whole, whatever their type.
 std::vector<HostBuffer> shuffled(const std::vector<HostBuffer>& in, std::mt19937_64& rng) {
   std::vector<HostBuffer> out = in;
-  for (auto& b : out) {
-    size_t es = static_cast<size_t>(dtype_bytes(b.type));
-    size_t n = es ? b.size_bytes() / es : 0;
-    if (n < 2) continue;
-    auto* bytes = static_cast<unsigned char*>(b.data());
-    unsigned char tmp[16];
-    for (size_t k = 0, swaps = std::min<size_t>(n / 2, 256); k < swaps; ++k) {
-      size_t i = rng() % n, j = rng() % n;
-      std::memcpy(tmp, bytes + i * es, es);
-      std::memcpy(bytes + i * es, bytes + j * es, es);
-      std::memcpy(bytes + j * es, tmp, es);
-    }
-  }
+  for (auto& b : out) swap_some_elements(b.data(), b.size_bytes(), static_cast<size_t>(dtype_bytes(b.type)), rng);
   return out;
+}
+
+// The inputs a warm turn of `calls` calls leaves in its slot (and in the reserve): the worker's
+// exchanges (worker_main.cpp, renew) replayed here on copies.
+std::pair<std::vector<HostBuffer>, std::vector<HostBuffer>> after_renewals(std::vector<HostBuffer> in, std::vector<HostBuffer> reserve,
+                                                                           uint64_t seed, int calls) {
+  std::mt19937_64 rng(seed);
+  for (int j = 0; j < calls; ++j)
+    for (size_t i = 0; i < in.size(); ++i)
+      exchange_some_elements(in[i].data(), reserve[i].data(), in[i].size_bytes(), static_cast<size_t>(dtype_bytes(in[i].type)), rng);
+  return {std::move(in), std::move(reserve)};
 }
 
 std::string first_failing(const std::vector<OutputComparison>& cs) {
@@ -195,9 +275,18 @@ bool over_budget(Evaluation& e, const Side& cand, const EvalOptions& o) {
 // answer is seen (tens of microseconds on a virtual machine); the baseline's worker, the same
 // program, measures that. The medians per call are compared: the candidate's may exceed the
 // baseline's by 20 us or half the baseline's call time, whichever is more.
-bool background_work(Evaluation& e, Side& cand, Side& base) {
-  auto med = [](std::vector<double> v) { return v.empty() ? 0.0 : summarize_times(v).median; };
-  double c = med(cand.after_call_cpu) * 1e3, b = med(base.after_call_cpu) * 1e3;  // ms
+// Timed warm, idle OpenMP threads spin after a turn by design: each is charged only what exceeds
+// what they may spin (every thread but the one that answers, for the gap until the next request or
+// the spin time, whichever is shorter), the candidate's as the baseline's.
+bool background_work(Evaluation& e, Side& cand, Side& base, const EvalOptions& o) {
+  double spin_s = o.timing == Timing::warm && !cand.gpu ? kWarmSpinUs * 1e-6 : 0;
+  auto beyond_spin = [&](const Side& s) {
+    std::vector<double> v;
+    for (size_t i = 0; i < s.after_call_cpu.size() && i < s.after_call_gap.size(); ++i)
+      v.push_back(std::max(0.0, s.after_call_cpu[i] - (o.threads - 1) * std::min(s.after_call_gap[i], spin_s)));
+    return v.empty() ? 0.0 : summarize_times(v).median;
+  };
+  double c = beyond_spin(cand) * 1e3, b = beyond_spin(base) * 1e3;  // ms
   double allowed = b + std::max(0.02, 0.5 * e.baseline.median);
   if (c <= allowed) return false;
   e.outcome = Outcome::background_work;
@@ -214,6 +303,7 @@ bool clock_disagrees(Evaluation& e, const Side& cand, const Side& base) {
   e.candidate_outside_ms = t.candidate_ms;
   e.baseline_outside_ms = t.baseline_ms;
   auto problem = clock_disagreement(t, e.candidate.median);
+  if (!problem) problem = between_calls_disagreement(outside_medians(cand.between_ms, base.between_ms), e.candidate.median);
   if (!problem) return false;
   e.outcome = Outcome::clock_mismatch;
   e.message = *problem;
@@ -255,9 +345,13 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
     }
   } restore{pinned, saved};
 
+  // Warm on the CPU: calls back to back in the worker, each on new inputs from a reserve (Side::warm_turn).
+  // Warm on a GPU: one call per round as cold, without the flush of the device's cache (a call's time
+  // is the device's alone, whatever the host did before it).
+  const bool warm = o.timing == Timing::warm, bursts = warm && !o.gpu;
   Side cand, base;
-  cand.buf = std::make_unique<SharedBuffers>(p, 2);
-  base.buf = std::make_unique<SharedBuffers>(p, 2);
+  cand.buf = std::make_unique<SharedBuffers>(p, 2, bursts);
+  base.buf = std::make_unique<SharedBuffers>(p, 2, bursts);
   SharedBuffers::fault_in_alternately(*cand.buf, *base.buf);
   // Both workers are set up before either is sandboxed, and the candidate is checked only then (a
   // worker that set up and ran alone before the other existed was measured slower than its twin).
@@ -272,9 +366,12 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
   e.device = cand.device;
 
   // 1. Correctness on every reference set.
+  std::vector<double> check_ms;
   for (size_t s = 0; s < refs.size(); ++s) {
     int slot = static_cast<int>(s % 2);
-    if (!cand.call(slot, host_inputs[s], 0xAB, o, nullptr, true)) return fail(e, call_outcome(cand), budget_note(cand.failure, o));
+    double ms = 0;
+    if (!cand.call(slot, host_inputs[s], 0xAB, o, &ms, true)) return fail(e, call_outcome(cand), budget_note(cand.failure, o));
+    check_ms.push_back(ms);
     if (!cand.buf->inputs_equal(slot, host_inputs[s]))
       return fail(e, Outcome::input_mutated, fmt::format("input set {}: the kernel changed its inputs", s + 1));
     auto cs = compare_outputs(p, cand.buf->read_outputs(slot), refs[s].outputs);
@@ -288,31 +385,52 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
   if (over_budget(e, cand, o)) return e;
 
   // 2. Interleaved timing on fresh inputs, the candidate checked against the baseline each round,
-  //    until enough time is measured and the speedup's interval is narrow enough (or the cap).
+  //    until enough time is measured and the speedup's interval is narrow enough (or the cap). Cold:
+  //    one call per side and round, after a cache flush. Warm on the CPU: a turn of calls per side
+  //    and round (Side::warm_turn), as many for both, the last one's outputs checked.
   std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
+  const int most_calls = bursts ? Side::warm_calls(check_ms) : 1;
+  // (A turn's deadline: a call's, and room for its warm-up and its calls at several times the slowest check.)
+  const int turn_timeout_ms =
+      o.call_timeout_ms + static_cast<int>(kWarmupMs + (most_calls + 1) * 4 * *std::max_element(check_ms.begin(), check_ms.end()));
   auto t_start = std::chrono::steady_clock::now();
   double cand_total = 0, base_total = 0;
   SpeedupInterval interval;
   bool measured_enough = false;
   for (int r = 0;; ++r) {
     int slot = r % 2;
-    std::vector<HostBuffer> in = shuffled(host_inputs[static_cast<size_t>(r) % host_inputs.size()], rng);
+    size_t sets = host_inputs.size();
+    std::vector<HostBuffer> in = shuffled(host_inputs[static_cast<size_t>(r) % sets], rng);
     unsigned char poison = r % 2 ? 0x5C : 0xAB;
+    // Warm: the reserve (another input set), the turn's calls and the draws of its renewals.
+    std::vector<HostBuffer> reserve;
+    std::pair<std::vector<HostBuffer>, std::vector<HostBuffer>> after;
+    uint64_t seed = 0;
+    int calls = 1;
+    if (bursts) {
+      reserve = shuffled(host_inputs[static_cast<size_t>(r + 1) % sets], rng);
+      seed = rng();
+      calls = most_calls / 2 + 1 + static_cast<int>(rng() % static_cast<uint64_t>(most_calls - most_calls / 2));
+      after = after_renewals(in, reserve, seed, calls);
+    }
     for (int k = 0; k < 2; ++k) {
       bool cand_turn = (k == 0) == (r % 2 == 0);
       Side& s = cand_turn ? cand : base;
-      double ms = 0;
+      double ms = 0, seconds = 0;
       s.timing = r >= kWarmupRounds;
-      bool ok = s.flush(o) && s.call(slot, in, poison, o, &ms);
+      bool ok = bursts ? s.warm_turn(slot, in, reserve, seed, calls, poison, turn_timeout_ms, o, &ms, &seconds)
+                       : (warm || s.flush(o)) && s.call(slot, in, poison, o, &ms);
+      if (!bursts) seconds = ms / 1000.0;
       if (!ok) {
         if (!cand_turn) return fail(e, Outcome::baseline, std::string("the baseline failed while timing: ") + base.failure.message);
         return fail(e, call_outcome(cand), fmt::format("timing round {}: {}", r + 1, budget_note(cand.failure, o)));
       }
-      if (cand_turn && !cand.buf->inputs_equal(slot, in))
+      if (cand_turn && !(bursts ? cand.buf->inputs_equal(slot, after.first) && cand.buf->reserve_equal(after.second)
+                                : cand.buf->inputs_equal(slot, in)))
         return fail(e, Outcome::input_mutated, fmt::format("timing round {}: the kernel changed its inputs", r + 1));
       if (r >= kWarmupRounds) {  // the first rounds warm both workers up (a fresh worker starts slow)
         s.ms.push_back(ms);
-        (cand_turn ? cand_total : base_total) += ms / 1000.0;
+        (cand_turn ? cand_total : base_total) += seconds;
       }
     }
     // (Outputs bit for bit the baseline's pass whatever the rule; only others need the comparison.)
@@ -358,10 +476,13 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
   e.speedup = interval.speedup;
   e.speedup_lo = interval.lo;
   e.speedup_hi = interval.hi;
-  if (over_budget(e, cand, o) || background_work(e, cand, base) || clock_disagrees(e, cand, base)) return e;
+  if (over_budget(e, cand, o) || background_work(e, cand, base, o) || clock_disagrees(e, cand, base)) return e;
   if (o.peak_gflops > 0 && o.peak_gbps > 0) {
+    // Timed warm, the bytes that fit in the last-level cache need never come from memory: only the
+    // rest counts against the memory bandwidth.
     Figures f = compute_figures(p);
-    double bound_ms = std::max(f.flops / (o.peak_gflops * 1e6), static_cast<double>(f.bytes) / (o.peak_gbps * 1e6));
+    double from_memory = static_cast<double>(f.bytes) - (warm ? static_cast<double>(last_level_cache_bytes()) : 0.0);
+    double bound_ms = std::max(f.flops / (o.peak_gflops * 1e6), std::max(0.0, from_memory) / (o.peak_gbps * 1e6));
     if (e.candidate.median < kRooflineSlack * bound_ms)
       return fail(e, Outcome::invalid,
                   fmt::format("measured {:.4f} ms, but {:.3g} flops and {} bytes need at least {:.4f} ms at this device's "

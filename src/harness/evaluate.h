@@ -10,6 +10,18 @@
 // values, new content), into the slot the previous round did not use, so that results cached by
 // pointer or by content are stale. After each timed call the candidate's outputs are compared with
 // the baseline's on the same inputs. Any failure there is a wrong result, not a slow one.
+// Timing regimes (timing_regime.h). The above is `cold`. `warm` times calls back to back, as a model
+// runs its layers: on the CPU each side's round is one request that the worker runs with no flush
+// and no pause: the round's inputs written without evicting them, 10 ms of untimed calls (the data
+// back in the caches after the other side's turn), then timed calls (about 2 ms of them, between 3
+// and 16, their number drawn anew each round so that no kernel knows which is the last), before
+// each of which a few hundred input elements are exchanged with a reserve input set (the worker
+// draws them from a seed; the harness replays the draws and checks the inputs after the turn) and
+// the outputs are poisoned again. Idle OpenMP threads spin between the calls. The round's time is
+// the median of the timed calls, and the last call's outputs are compared with the baseline's.
+// Between turns the harness waits until the side's threads sleep, so the two sides never run at
+// once. On a GPU, warm is cold without the flush of the device's cache. The roofline bound then
+// counts only the bytes beyond the last-level cache.
 // Budgets. The kernel's own memory is the growth of its worker's resident set from the moment it was
 // sandboxed (arguments already mapped), read from /proc; past the profile's budget it is `over
 // budget`. CPU its worker uses between answering and the next request is work moved off the timed
@@ -31,6 +43,7 @@
 #include "harness/compare.h"
 #include "harness/device_profiles.h"
 #include "harness/outcome.h"
+#include "harness/timing_regime.h"
 #include "ir/program.h"
 #include "runtime/cpu_runner.h"
 
@@ -64,6 +77,7 @@ struct EvalOptions {
   std::optional<GpuDevice> gpu;
   Backend backend = Backend::cpu;  // with gpu: cuda or opencl
   std::string profile;  // the profile's name, for messages
+  Timing timing = Timing::cold;  // how calls are timed (above; timing_regime.h)
 };
 
 struct Evaluation {

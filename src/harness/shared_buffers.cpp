@@ -22,7 +22,7 @@ size_t tensor_bytes(const TensorInfo& t) {
 }
 }  // namespace
 
-SharedBuffers::SharedBuffers(const Program& p, int slots) : p_(p), slots_(slots) {
+SharedBuffers::SharedBuffers(const Program& p, int slots, bool reserve) : p_(p), slots_(slots) {
   for (int t : p.inputs) sizes_.push_back(tensor_bytes(p.tensors[t]));
   for (int t : p.outputs) sizes_.push_back(tensor_bytes(p.tensors[t]));
   // Every buffer is followed by a guard zone filled with a known pattern: a write past a buffer's
@@ -36,6 +36,10 @@ SharedBuffers::SharedBuffers(const Program& p, int slots) : p_(p), slots_(slots)
     }
     offsets_.push_back(std::move(offs));
   }
+  for (size_t i = 0; reserve && i < p.inputs.size(); ++i) {
+    reserve_.push_back(bytes_);
+    bytes_ += align64(std::max<size_t>(sizes_[i], 1)) + kGuardBytes;
+  }
   bytes_ = std::max<size_t>(bytes_, 64);
   fd_ = memfd_create("ekb-buffers", MFD_CLOEXEC);
   if (fd_ < 0) throw std::runtime_error("memfd_create failed");
@@ -47,6 +51,7 @@ SharedBuffers::SharedBuffers(const Program& p, int slots) : p_(p), slots_(slots)
 }
 
 // The guard zones: before the first buffer, and from the end of each buffer's data to the next.
+// (A row of offsets may be shorter than the arguments: the reserve holds the inputs, which come first.)
 template <class F>
 static void for_each_guard(const std::vector<std::vector<size_t>>& offsets, const std::vector<size_t>& sizes, size_t total, F f) {
   std::vector<std::pair<size_t, size_t>> data;  // [begin, end) of each buffer's bytes
@@ -62,12 +67,12 @@ static void for_each_guard(const std::vector<std::vector<size_t>>& offsets, cons
 }
 
 void SharedBuffers::reset_guards() {
-  for_each_guard(offsets_, sizes_, bytes_, [&](size_t at, size_t n) { std::memset(base_ + at, kGuardByte, n); });
+  for_each_guard(buffer_rows(), sizes_, bytes_, [&](size_t at, size_t n) { std::memset(base_ + at, kGuardByte, n); });
 }
 
 bool SharedBuffers::guards_intact() const {
   bool ok = true;
-  for_each_guard(offsets_, sizes_, bytes_, [&](size_t at, size_t n) {
+  for_each_guard(buffer_rows(), sizes_, bytes_, [&](size_t at, size_t n) {
     for (size_t i = 0; i < n && ok; ++i) ok = base_[at + i] == kGuardByte;
   });
   return ok;
@@ -96,6 +101,24 @@ nlohmann::json SharedBuffers::layout() const {
   return j;
 }
 
+nlohmann::json SharedBuffers::reserve_layout() const { return reserve_.empty() ? nlohmann::json() : nlohmann::json(reserve_); }
+
+nlohmann::json SharedBuffers::argument_kinds() const {
+  nlohmann::json j = nlohmann::json::array();
+  for (size_t a = 0; a < sizes_.size(); ++a) {
+    bool output = a >= p_.inputs.size();
+    DType t = p_.tensors[output ? p_.outputs[a - p_.inputs.size()] : p_.inputs[a]].dtype;
+    j.push_back({{"bytes", sizes_[a]}, {"element_bytes", dtype_bytes(t)}, {"output", output}, {"float", is_float(t)}});
+  }
+  return j;
+}
+
+std::vector<std::vector<size_t>> SharedBuffers::buffer_rows() const {
+  std::vector<std::vector<size_t>> rows = offsets_;
+  if (!reserve_.empty()) rows.push_back(reserve_);
+  return rows;
+}
+
 namespace {
 // Writes the range back to memory and drops it from every cache, so that the kernel finds its
 // arguments in DRAM whichever CPU wrote them and whichever CPU it runs on (otherwise a kernel woken
@@ -113,10 +136,10 @@ void write_back(const unsigned char* p, size_t n) {
 }
 }  // namespace
 
-void SharedBuffers::write_inputs(int slot, const std::vector<HostBuffer>& inputs) {
+void SharedBuffers::write_inputs(int slot, const std::vector<HostBuffer>& inputs, bool evict) {
   for (size_t i = 0; i < inputs.size() && i < p_.inputs.size(); ++i) {
     std::memcpy(base_ + offsets_[slot][i], inputs[i].data(), sizes_[i]);
-    write_back(base_ + offsets_[slot][i], sizes_[i]);
+    if (evict) write_back(base_ + offsets_[slot][i], sizes_[i]);
   }
 }
 
@@ -126,13 +149,24 @@ bool SharedBuffers::inputs_equal(int slot, const std::vector<HostBuffer>& inputs
   return true;
 }
 
-void SharedBuffers::poison_outputs(int slot, unsigned char pattern) {
+void SharedBuffers::write_reserve(const std::vector<HostBuffer>& inputs) {
+  if (reserve_.empty()) throw std::logic_error("these shared buffers have no reserve");
+  for (size_t i = 0; i < inputs.size() && i < reserve_.size(); ++i) std::memcpy(base_ + reserve_[i], inputs[i].data(), sizes_[i]);
+}
+
+bool SharedBuffers::reserve_equal(const std::vector<HostBuffer>& inputs) const {
+  for (size_t i = 0; i < inputs.size() && i < reserve_.size(); ++i)
+    if (std::memcmp(base_ + reserve_[i], inputs[i].data(), sizes_[i]) != 0) return false;
+  return true;
+}
+
+void SharedBuffers::poison_outputs(int slot, unsigned char pattern, bool evict) {
   for (size_t o = 0; o < p_.outputs.size(); ++o) {
     size_t a = p_.inputs.size() + o;
     // Floats: all-ones bytes, a NaN in every float type (a NaN where the reference is finite fails).
     bool fl = is_float(p_.tensors[p_.outputs[o]].dtype);
     std::memset(base_ + offsets_[slot][a], fl ? 0xFF : pattern, sizes_[a]);
-    write_back(base_ + offsets_[slot][a], sizes_[a]);
+    if (evict) write_back(base_ + offsets_[slot][a], sizes_[a]);
   }
 }
 

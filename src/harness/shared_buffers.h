@@ -1,7 +1,9 @@
 // The buffers a kernel in a worker process reads and writes: one memfd, mapped here and there, holding
 // SLOTS copies of the kernel's arguments (inputs, then outputs, in the ABI's order, each 64-byte
-// aligned). The harness writes inputs and poisons outputs before each call, and reads outputs and
-// re-checks inputs after it, all in its own process.
+// aligned), and optionally a reserve: one more copy of the inputs, from which a worker exchanges
+// elements into a slot's inputs between calls timed back to back (the warm regime, evaluate.h). The
+// harness writes inputs and poisons outputs before each call, and reads outputs and re-checks inputs
+// after it, all in its own process.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -16,7 +18,7 @@ namespace ekb {
 
 class SharedBuffers {
  public:
-  SharedBuffers(const Program& p, int slots);
+  SharedBuffers(const Program& p, int slots, bool reserve = false);
   ~SharedBuffers();
   SharedBuffers(const SharedBuffers&) = delete;
   SharedBuffers& operator=(const SharedBuffers&) = delete;
@@ -26,12 +28,20 @@ class SharedBuffers {
   unsigned char* mapped() const { return base_; }  // the harness's mapping of all of it
   int slots() const { return slots_; }
   nlohmann::json layout() const;  // [[offset of each argument] per slot]
+  nlohmann::json reserve_layout() const;  // [offset of each input] in the reserve, or null without one
+  // For a worker that changes buffers itself: per argument its bytes, element bytes, whether it is an
+  // output and whether it holds floats.
+  nlohmann::json argument_kinds() const;
   const std::vector<size_t>& sizes() const { return sizes_; }  // bytes of each argument
   static constexpr size_t guard_bytes() { return kGuardBytes; }  // the guard zone after each argument, at least
 
-  void write_inputs(int slot, const std::vector<HostBuffer>& inputs);
+  // Writes and poisoning leave the bytes in memory, out of every cache (`evict`: the cold regime), or
+  // where the writes left them (warm: as a previous layer would have).
+  void write_inputs(int slot, const std::vector<HostBuffer>& inputs, bool evict = true);
   bool inputs_equal(int slot, const std::vector<HostBuffer>& inputs) const;
-  void poison_outputs(int slot, unsigned char pattern);  // floats get NaN, other types `pattern` bytes
+  void write_reserve(const std::vector<HostBuffer>& inputs);
+  bool reserve_equal(const std::vector<HostBuffer>& inputs) const;
+  void poison_outputs(int slot, unsigned char pattern, bool evict = true);  // floats get NaN, other types `pattern` bytes
   std::vector<TensorData> read_outputs(int slot) const;
   // Every output of `slot` holds the same bytes as in `other` (the same program's buffers).
   bool outputs_identical(int slot, const SharedBuffers& other) const;
@@ -50,7 +60,9 @@ class SharedBuffers {
   size_t bytes_ = 0;
   unsigned char* base_ = nullptr;
   std::vector<std::vector<size_t>> offsets_;  // per slot, per argument
+  std::vector<size_t> reserve_;               // per input (empty: no reserve)
   std::vector<size_t> sizes_;                 // per argument
+  std::vector<std::vector<size_t>> buffer_rows() const;  // the slots' offsets, and the reserve's
   static constexpr size_t kGuardBytes = 4096;
   static constexpr unsigned char kGuardByte = 0xC3;
 };

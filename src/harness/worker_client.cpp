@@ -52,7 +52,7 @@ std::string beside_program(const char* env_name, const std::string& name) {
 std::string default_worker_path() { return beside_program("EKB_WORKER", "ekb-worker"); }
 std::string default_gpu_worker_path() { return beside_program("EKB_GPU_WORKER", "ekb-gpu-worker"); }
 
-WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>& cpus) {
+WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>& cpus, int idle_spin_us) {
   std::string path = path_arg.empty() ? default_worker_path() : path_arg;
   if (access(path.c_str(), X_OK) != 0)
     throw std::runtime_error("cannot run the worker `" + path + "` (build target ekb-worker, or set EKB_WORKER)");
@@ -74,6 +74,8 @@ WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>
     close(sv[1]);
     throw failed("pipe failed");
   }
+  // (Made before fork: the child only sets them.)
+  const std::string blocktime = std::to_string(idle_spin_us) + "us", spincount = std::to_string(300LL * idle_spin_us);
   pid_t pid = fork();
   if (pid < 0) throw failed("fork failed");
   if (pid == 0) {
@@ -83,9 +85,17 @@ WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>
     int devnull = open("/dev/null", O_RDWR);
     if (devnull >= 0) dup2(devnull, 0), dup2(devnull, 1);
     for (int fd = 4; fd < 1024; ++fd) close(fd);
-    // Idle OpenMP threads sleep at once: no CPU burnt between requests (LLVM's libomp; GCC's libgomp).
-    setenv("KMP_BLOCKTIME", "0", 1);
-    setenv("OMP_WAIT_POLICY", "passive", 1);
+    if (idle_spin_us <= 0) {
+      // Idle OpenMP threads sleep at once: no CPU burnt between requests (LLVM's libomp; GCC's libgomp).
+      setenv("KMP_BLOCKTIME", "0", 1);
+      setenv("OMP_WAIT_POLICY", "passive", 1);
+    } else {
+      // They spin that long first (libomp takes microseconds as `Nus`; libgomp counts spins, about
+      // a few hundred per microsecond), then sleep.
+      setenv("KMP_BLOCKTIME", blocktime.c_str(), 1);
+      setenv("GOMP_SPINCOUNT", spincount.c_str(), 1);
+      unsetenv("OMP_WAIT_POLICY");
+    }
     setpgid(0, 0);
     if (!cpus.empty()) {
       // The same CPUs for every worker, one OpenMP thread per CPU in order: otherwise two workers

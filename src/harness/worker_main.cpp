@@ -15,10 +15,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "harness/compile_confinement.h"
+#include "harness/element_swaps.h"
 #include "harness/sandbox.h"
 #include "harness/worker_channel.h"
 #include "interp/reference.h"
@@ -50,6 +52,15 @@ struct Worker {
   unsigned char* shared = nullptr;
   size_t shared_bytes = 0;
   std::vector<std::vector<void*>> sets;
+  // For calls timed back to back (the warm regime): a reserve copy of the inputs, and what each
+  // argument is (SharedBuffers::argument_kinds), so that this process can make new inputs and poison
+  // the outputs between calls itself.
+  std::vector<unsigned char*> reserve;
+  struct ArgKind {
+    size_t bytes = 0, element_bytes = 0;
+    bool output = false, is_float = false;
+  };
+  std::vector<ArgKind> kinds;
   std::vector<unsigned char> flush;  // bigger than the last-level cache
   bool sandboxed = false;
   Confinement confinement;  // what its compiles may read (set before the first request)
@@ -117,7 +128,37 @@ struct Worker {
       }
       sets.push_back(std::move(args));
     }
+    auto inside = [&](size_t off, size_t n) { return off <= shared_bytes && n <= shared_bytes - off; };
+    for (const auto& k : m.value("args", json::array())) {
+      ArgKind a{k.at("bytes").get<size_t>(), k.at("element_bytes").get<size_t>(), k.at("output").get<bool>(), k.at("float").get<bool>()};
+      kinds.push_back(a);
+    }
+    if (m.contains("reserve") && m["reserve"].is_array()) {
+      for (size_t i = 0; i < m["reserve"].size(); ++i) {
+        size_t o = m["reserve"][i].get<size_t>();
+        if (i >= kinds.size() || kinds[i].output || !inside(o, kinds[i].bytes)) return fail("protocol", "a reserve buffer is past the shared region");
+        reserve.push_back(shared + o);
+      }
+    }
+    for (const auto& set : sets)
+      for (size_t a = 0; a < set.size() && a < kinds.size(); ++a)
+        if (!inside(static_cast<size_t>(static_cast<unsigned char*>(set[a]) - shared), kinds[a].bytes))
+          return fail("protocol", "a buffer is past the shared region");
     return json{{"ok", true}};
+  }
+
+  // Between two calls timed back to back: new inputs (elements exchanged with the reserve, drawn from
+  // `rng`: the harness replays the same draws) and every output poisoned.
+  void renew(std::vector<void*>& args, std::mt19937_64& rng, unsigned char poison) {
+    size_t inputs = 0;
+    for (size_t a = 0; a < args.size() && a < kinds.size(); ++a) {
+      if (!kinds[a].output) {
+        if (inputs < reserve.size()) exchange_some_elements(args[a], reserve[inputs], kinds[a].bytes, kinds[a].element_bytes, rng);
+        ++inputs;
+      } else {
+        std::memset(args[a], kinds[a].is_float ? 0xFF : poison, kinds[a].bytes);
+      }
+    }
   }
 
   json sandbox(const json& m) {
@@ -160,6 +201,38 @@ struct Worker {
     // The kernel's own time, by this process's clock: the harness's clock around the request also
     // counts the message's way there and back (tens of microseconds), which would make every small
     // kernel look alike. The harness bounds this figure by its own (evaluate.cpp, clock_disagrees).
+    // With `warmup_ms`: untimed calls back to back on the inputs as they are, for that long (at least
+    // one); the caller's next request then finds the data in the caches and the threads awake.
+    if (m.contains("warmup_ms")) {
+      double warmup_ms = m.value("warmup_ms", 0.0);
+      int warmups = 0;
+      auto w0 = std::chrono::steady_clock::now();
+      auto since = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count(); };
+      for (; warmups == 0 || since() < warmup_ms; ++warmups) kernel.entry(sets[set].data(), threads);
+      return json{{"ok", true}, {"kernel_ms", since()}, {"warmup_calls", warmups}};
+    }
+    // With `renew_seed`: `calls` calls back to back, each timed on its own, each on new inputs and
+    // poisoned outputs (renew). `busy_ms` is the whole of it: what lies outside the calls is the
+    // renewals' time, the same code over the same sizes in the baseline's worker (evaluate.cpp
+    // compares the two, as it compares the time outside the request).
+    if (m.contains("renew_seed")) {
+      if (reserve.empty() || kinds.size() != sets[set].size()) return fail("protocol", "renewed calls need the reserve and the argument kinds");
+      auto begin = std::chrono::steady_clock::now();
+      std::mt19937_64 rng(m["renew_seed"].get<uint64_t>());
+      unsigned char poison = static_cast<unsigned char>(m.value("poison", 0xAB));
+      json each = json::array();
+      double total = 0;
+      for (int i = 0; i < calls; ++i) {
+        renew(sets[set], rng, poison);
+        auto t0 = std::chrono::steady_clock::now();
+        kernel.entry(sets[set].data(), threads);
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        each.push_back(ms);
+        total += ms;
+      }
+      double busy = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+      return json{{"ok", true}, {"kernel_ms", total}, {"busy_ms", busy}, {"calls_ms", each}};
+    }
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < calls; ++i) kernel.entry(sets[set].data(), threads);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

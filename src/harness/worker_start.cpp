@@ -32,9 +32,11 @@ int bytes_fd(const std::string& bytes) {
 
 StartedWorker prepare_worker(const Program& p, const SharedBuffers& buf, const WorkerStart& how) {
   StartedWorker s;
-  s.worker = std::make_unique<worker::WorkerProcess>(how.gpu ? worker::default_gpu_worker_path() : "", how.cpus);
+  s.worker = std::make_unique<worker::WorkerProcess>(how.gpu ? worker::default_gpu_worker_path() : "", how.cpus,
+                                                     how.gpu ? 0 : how.idle_spin_us);
   nlohmann::json compile = {{"op", "compile"}, {"source", how.source}, {"cplusplus", how.cplusplus}};
-  nlohmann::json buffers = {{"op", "buffers"}, {"bytes", buf.bytes()}, {"sets", buf.layout()}};
+  nlohmann::json buffers = {{"op", "buffers"}, {"bytes", buf.bytes()}, {"sets", buf.layout()}, {"args", buf.argument_kinds()}};
+  if (!buf.reserve_layout().is_null()) buffers["reserve"] = buf.reserve_layout();
   if (how.gpu) {
     compile.update({{"api", backend_name(how.backend)},
                     {"platform", how.gpu->platform},

@@ -27,6 +27,7 @@ struct WorkerStart {
   const GpuDevice* gpu = nullptr;  // a GPU profile's device, or nullptr for the CPU
   Backend backend = Backend::cpu;  // with gpu: its API (cuda or opencl)
   std::string profile;          // the profile's name, for messages
+  int idle_spin_us = 0;         // CPU: how long idle OpenMP threads spin before they sleep (worker_client.h)
 };
 
 struct StartedWorker {

@@ -44,5 +44,15 @@ TEST(ClockCheck, TheAllowanceIsTwentyMicrosecondsOrATenthOfTheCall) {
   EXPECT_FALSE(clock_disagreement({}, 1.0).has_value());  // nothing measured (a GPU, or no timed round)
 }
 
+TEST(ClockCheck, TimeMovedBetweenCallsBackToBackIsCaughtWithTheSameAllowance) {
+  // Warm turns: the worker's own time between its calls (the renewals), per call, against the
+  // baseline worker's doing the same work.
+  EXPECT_FALSE(between_calls_disagreement({0.019, 0.005}, 0.05).has_value());
+  auto problem = between_calls_disagreement({0.03, 0.005}, 0.05);
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_NE(problem->find("between its calls"), std::string::npos) << *problem;
+  EXPECT_FALSE(between_calls_disagreement({}, 1.0).has_value());  // cold: nothing measured
+}
+
 }  // namespace
 }  // namespace ekb

@@ -78,6 +78,25 @@ TEST(EvalCommand, ReportsMetricsAndProblems) {
   EXPECT_EQ(r["samples"], 2);
 }
 
+TEST(EvalCommand, AWarmRunIsStoredAsWarmAndIsNotTheColdRunOfTheSameDirectory) {
+  Dir d("timing");
+  d.write(std::string(kTask) + ".c", kCorrect);
+  auto cold = nlohmann::json::parse(run("eval " + d.args()), nullptr, false);
+  auto warm = nlohmann::json::parse(run("eval " + d.args() + " --timing warm"), nullptr, false);
+  ASSERT_TRUE(cold.is_object() && warm.is_object()) << "not JSON";
+  EXPECT_EQ(cold["timing"], "cold");
+  EXPECT_EQ(warm["timing"], "warm");
+  EXPECT_NE(cold["run"], warm["run"]) << "the warm run resumed the finished cold one";
+  EXPECT_EQ(warm["attempts"][0]["status"], "ok");
+  auto runs = nlohmann::json::parse(run("results --db " + (d.path / "r.db").string() + " --json"), nullptr, false);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1]["timing"], "warm");
+  // An unknown regime is refused, naming the known ones.
+  auto bad = ekb::test::run_command(std::string(EKB_BINARY) + " eval " + d.args() + " --timing tepid 2>&1");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.out.find("cold"), std::string::npos) << bad.out;
+}
+
 TEST(EvalCommand, ResumesAfterSigkillWithNothingLostOrCountedTwice) {
   Dir d("resume");
   for (int s = 0; s < 6; ++s) d.write(std::string(kTask) + ".s" + std::to_string(s) + ".c", kCorrect);

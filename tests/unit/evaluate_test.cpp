@@ -1,7 +1,8 @@
 // One attempt end to end (harness/evaluate.h): a correct candidate is timed against the baseline,
 // and candidates that cheat or break are classified — a no-op, one returning its input, partial
 // writes, results cached by pointer, input mutation, a thread that keeps writing after return, a
-// crash — while a correct but sleeping kernel is merely slow.
+// crash — while a correct but sleeping kernel is merely slow. The cheats are tried in both timing
+// regimes (cold, and warm: calls back to back inside the worker, timing_regime.h).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -33,8 +34,9 @@ std::string baseline() {
   return codegen::print_c(lower_with(p, default_target(Backend::cpu), choose_schedule(p, default_target(Backend::cpu), "default")), codegen::c_dialect());
 }
 
-EvalOptions quick() {
+EvalOptions quick(Timing t = Timing::cold) {
   EvalOptions o;
+  o.timing = t;
   o.threads = 1;
   o.min_seconds = 0.01;
   o.min_reps = 5;
@@ -43,7 +45,16 @@ EvalOptions quick() {
   return o;
 }
 
-Evaluation eval(const std::string& body, const std::string& includes = "", EvalOptions o = quick()) {
+// The regime the parameterized tests below run in (set by their fixture).
+Timing g_timing = Timing::cold;
+
+class EvaluateInEachRegime : public ::testing::TestWithParam<Timing> {
+ protected:
+  void SetUp() override { g_timing = GetParam(); }
+  void TearDown() override { g_timing = Timing::cold; }
+};
+
+Evaluation eval(const std::string& body, const std::string& includes = "", EvalOptions o = quick(g_timing)) {
   std::string src = includes + "\n#include <stdint.h>\nvoid ekb_entry(void* const* args, int32_t num_threads) {\n"
                                "  float* x = (float*)args[0]; float* y = (float*)args[1]; const int n = 8192; (void)num_threads;\n" +
                     body + "\n}\n";
@@ -52,7 +63,7 @@ Evaluation eval(const std::string& body, const std::string& includes = "", EvalO
 
 const char* kCorrect = "  for (int i = 0; i < n; ++i) y[i] = x[i] * 2.0f + 1.0f;";
 
-TEST(Evaluate, CorrectCandidateIsTimedAgainstTheBaseline) {
+TEST_P(EvaluateInEachRegime, CorrectCandidateIsTimedAgainstTheBaseline) {
   Evaluation e = eval(kCorrect);
   ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
   EXPECT_GE(e.candidate.ms.size(), 5u);
@@ -78,22 +89,22 @@ TEST(Evaluate, FasterThanTheRooflineIsInvalid) {
   EXPECT_EQ(evaluate(p, src, false, baseline(), o).outcome, Outcome::ok);
 }
 
-TEST(Evaluate, NoOpIsWrong) {
+TEST_P(EvaluateInEachRegime, NoOpIsWrong) {
   Evaluation e = eval("  (void)x; (void)y;");
   EXPECT_EQ(e.outcome, Outcome::wrong) << e.message;
   EXPECT_NE(e.message.find("non-finite"), std::string::npos) << e.message;  // the NaN poison stayed
 }
 
-TEST(Evaluate, ReturningTheInputIsWrong) {
+TEST_P(EvaluateInEachRegime, ReturningTheInputIsWrong) {
   EXPECT_EQ(eval("  for (int i = 0; i < n; ++i) y[i] = x[i];").outcome, Outcome::wrong);
 }
 
-TEST(Evaluate, PartialWritesAreWrong) {
+TEST_P(EvaluateInEachRegime, PartialWritesAreWrong) {
   // Every element must be written: the odd ones keep the NaN poison.
   EXPECT_EQ(eval("  for (int i = 0; i < n; i += 2) y[i] = x[i] * 2.0f + 1.0f;").outcome, Outcome::wrong);
 }
 
-TEST(Evaluate, ResultsCachedByPointerAreStale) {
+TEST_P(EvaluateInEachRegime, ResultsCachedByPointerAreStale) {
   // Computes once per output pointer, then replays: the third reference set lands in the first
   // set's slot (and every timing round brings fresh inputs), so the replay is stale.
   Evaluation e = eval(R"(  static float* seen[4]; static float cache[4][8192]; static int k;
@@ -104,7 +115,7 @@ TEST(Evaluate, ResultsCachedByPointerAreStale) {
   EXPECT_EQ(e.outcome, Outcome::wrong) << e.message;
 }
 
-TEST(Evaluate, ResultsCachedByContentNeverHit) {
+TEST_P(EvaluateInEachRegime, ResultsCachedByContentNeverHit) {
   // Keyed by a hash of every input byte: each timing round's inputs are new content, so the cache
   // never hits and the kernel has to compute. (A hit marks its output, so a hit would be `wrong`.)
   Evaluation e = eval(R"(  static uint64_t keys[8]; static float cache[8][8192]; static int k;
@@ -118,12 +129,12 @@ TEST(Evaluate, ResultsCachedByContentNeverHit) {
   EXPECT_EQ(e.outcome, Outcome::ok) << e.message;
 }
 
-TEST(Evaluate, InputMutationIsCaught) {
+TEST_P(EvaluateInEachRegime, InputMutationIsCaught) {
   Evaluation e = eval(std::string(kCorrect) + "\n  x[17] = 0.0f;");
   EXPECT_EQ(e.outcome, Outcome::input_mutated) << e.message;
 }
 
-TEST(Evaluate, ThreadWritingAfterReturnIsWrong) {
+TEST_P(EvaluateInEachRegime, ThreadWritingAfterReturnIsWrong) {
   Evaluation e = eval(R"(  static int started; static float* out;
   for (int i = 0; i < n; ++i) y[i] = x[i] * 2.0f + 1.0f;
   out = y;
@@ -133,7 +144,7 @@ TEST(Evaluate, ThreadWritingAfterReturnIsWrong) {
   EXPECT_EQ(e.outcome, Outcome::wrong) << e.message;
 }
 
-TEST(Evaluate, OutOfBoundsWriteIsCaught) {
+TEST_P(EvaluateInEachRegime, OutOfBoundsWriteIsCaught) {
   Evaluation e = eval(std::string(kCorrect) + "\n  y[n + 100] = 1.0f;");
   EXPECT_EQ(e.outcome, Outcome::out_of_bounds) << e.message;
 }
@@ -145,12 +156,12 @@ TEST(Evaluate, ReadingAnotherBuffersMemoryFails) {
   EXPECT_TRUE(e.outcome == Outcome::wrong || e.outcome == Outcome::crash) << outcome_name(e.outcome) << ": " << e.message;
 }
 
-TEST(Evaluate, CrashIsClassified) {
+TEST_P(EvaluateInEachRegime, CrashIsClassified) {
   Evaluation e = eval("  if (x[0] < 1e30f) *(volatile int*)0 = 1;");
   EXPECT_EQ(e.outcome, Outcome::crash) << e.message;
 }
 
-TEST(Evaluate, SleepingCorrectKernelIsSlowNotInvalid) {
+TEST_P(EvaluateInEachRegime, SleepingCorrectKernelIsSlowNotInvalid) {
   Evaluation e = eval(std::string(kCorrect) + "\n  usleep(3000);", "#include <unistd.h>");
   ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
   EXPECT_LT(e.speedup, 0.5) << "baseline " << e.baseline.median << " ms, candidate " << e.candidate.median << " ms";
@@ -203,7 +214,7 @@ TEST(Evaluate, OneAllocationLargerThanTheBudgetIsOverBudget) {
   EXPECT_NE(e.message.find("512.0 MiB"), std::string::npos) << e.message;
 }
 
-TEST(Evaluate, WorkFinishedAfterReturnIsCaught) {
+TEST_P(EvaluateInEachRegime, WorkFinishedAfterReturnIsCaught) {
   // Hands the job to a spinning helper thread and returns at once: the work happens off the timed
   // path. Caught as wrong (outputs not ready when checked) or as background work (the CPU its process
   // used between calls); never as a fast kernel.
@@ -216,7 +227,7 @@ TEST(Evaluate, WorkFinishedAfterReturnIsCaught) {
   EXPECT_TRUE(e.outcome == Outcome::background_work || e.outcome == Outcome::wrong) << outcome_name(e.outcome) << ": " << e.message;
 }
 
-TEST(Evaluate, CpuUsedAfterReturnIsBackgroundWork) {
+TEST_P(EvaluateInEachRegime, CpuUsedAfterReturnIsBackgroundWork) {
   // Correct outputs, written before returning, but every call wakes a helper thread that then burns
   // about a millisecond of CPU: work done outside the timed calls (here stealing the baseline's CPU).
   Evaluation e = eval(std::string(kCorrect) + "\n  static int started; if (!started) { started = 1; pthread_t t; "
@@ -228,7 +239,7 @@ TEST(Evaluate, CpuUsedAfterReturnIsBackgroundWork) {
   EXPECT_EQ(e.outcome, Outcome::background_work) << e.message;
 }
 
-TEST(Evaluate, AKernelThatMovesItsWorkersClockIsCaught) {
+TEST_P(EvaluateInEachRegime, AKernelThatMovesItsWorkersClockIsCaught) {
   // Correct, 0.3 ms slow, but before returning it moves every clock reading of the last millisecond
   // that it finds on its stack (its worker's start time among them) on by 0.25 ms: the worker would
   // report a 0.05 ms call. The harness's own clock around the request says otherwise. (x86-64: the
@@ -247,12 +258,15 @@ TEST(Evaluate, AKernelThatMovesItsWorkersClockIsCaught) {
   EXPECT_EQ(e.outcome, Outcome::clock_mismatch) << outcome_name(e.outcome) << ": " << e.message << " (" << e.candidate.median << " ms, outside " << e.candidate_outside_ms << " vs " << e.baseline_outside_ms << ")";
 }
 
-TEST(Evaluate, TheTimeOutsideTheKernelIsMeasuredAndNotCounted) {
+TEST_P(EvaluateInEachRegime, TheTimeOutsideTheKernelIsMeasuredAndNotCounted) {
   Evaluation e = eval(kCorrect);
   ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
   EXPECT_GT(e.candidate_outside_ms, 0.0);  // the request's way there and back
   EXPECT_GT(e.baseline_outside_ms, 0.0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Regimes, EvaluateInEachRegime, ::testing::Values(Timing::cold, Timing::warm),
+                         [](const auto& info) { return std::string(timing_name(info.param)); });
 
 }  // namespace
 }  // namespace ekb
