@@ -82,6 +82,7 @@ struct Side {
   std::vector<double> outside_ms;
   // CPU, warm: per timed turn, the worker's time between its calls per call (Side::warm_turn).
   std::vector<double> between_ms;
+  std::vector<TensorData> checked;  // CPU, warm: the last call's outputs of the latest turn, copied as it answered
 
   // A request; the CPU the worker used since it answered a timed call is recorded.
   Reply request(const nlohmann::json& req, int timeout_ms) {
@@ -154,7 +155,7 @@ struct Side {
     if (!warmed) return false;
     buf->poison_outputs(slot, poison, false);  // (the warm-up's outputs are not the timed calls')
     if (!run({{"op", "run"}, {"set", slot}, {"threads", o.threads}, {"calls", calls}, {"renew_seed", seed}, {"poison", poison}},
-             timeout_ms, &total, r))
+             timeout_ms, &total, r, calls))
       return false;
     auto each = r.body.value("calls_ms", nlohmann::json::array());
     std::vector<double> ms;
@@ -169,13 +170,24 @@ struct Side {
     // The worker's time between the calls (the renewals), per call: the same code over the same
     // sizes in both workers, so a kernel that moved its calls' clock readings shows here.
     if (timing) between_ms.push_back(std::max(0.0, r.body.value("busy_ms", total) - total) / calls);
-    // Its idle threads spin a while yet: they must be asleep before the other side's turn.
-    if (o.threads > 1) std::this_thread::sleep_for(std::chrono::microseconds(kWarmSpinUs + 200));
+    // The last call's outputs as they are when it answered (compared with the other side's at the
+    // end of the round: anything written after the answer is not in them).
+    checked = buf->read_outputs(slot);
+    // Then a quiet spell, the same after every turn: its idle threads spin a while yet (they must be
+    // asleep before the other side's turn), and the CPU the worker uses meanwhile is what it did
+    // after answering (background_work).
+    std::this_thread::sleep_until(answered_at + std::chrono::microseconds(kWarmSpinUs + 200));
+    if (cpu_at_answer >= 0) {
+      after_call_cpu.push_back(std::max(0.0, w->cpu_seconds() - cpu_at_answer));
+      after_call_gap.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - answered_at).count());
+      cpu_at_answer = -1;
+    }
     return true;
   }
   // A run request and the checks every call gets: `kernel_ms` the worker's time of the request's
-  // calls, which the harness's clock around the request must contain.
-  bool run(const nlohmann::json& req, int timeout_ms, double* wall_ms, Reply& r) {
+  // calls, which the harness's clock around the request must contain. The time outside the worker's
+  // is recorded per call (a warm turn's `calls` share one request's way there and back).
+  bool run(const nlohmann::json& req, int timeout_ms, double* wall_ms, Reply& r, int calls = 1) {
     r = request(req, timeout_ms);
     if (!r.ok()) {
       failure = r;
@@ -197,7 +209,7 @@ struct Side {
                       {}, 0};
       return false;
     }
-    if (!gpu && timing) outside_ms.push_back(r.wall_ms - busy_ms);
+    if (!gpu && timing) outside_ms.push_back((r.wall_ms - busy_ms) / calls);
     if (wall_ms) *wall_ms = kernel_ms;
     return true;
   }
@@ -434,9 +446,15 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
       }
     }
     // (Outputs bit for bit the baseline's pass whatever the rule; only others need the comparison.)
-    std::string bad = cand.buf->outputs_identical(slot, *base.buf)
-                          ? ""
-                          : first_failing(compare_outputs(p, cand.buf->read_outputs(slot), base.buf->read_outputs(slot), 2.0));
+    auto identical = [&] {
+      if (!bursts) return cand.buf->outputs_identical(slot, *base.buf);
+      for (size_t k = 0; k < cand.checked.size(); ++k)
+        if (!cand.checked[k].same_values(base.checked[k])) return false;
+      return true;
+    };
+    std::string bad = identical() ? ""
+                      : bursts    ? first_failing(compare_outputs(p, cand.checked, base.checked, 2.0))
+                                  : first_failing(compare_outputs(p, cand.buf->read_outputs(slot), base.buf->read_outputs(slot), 2.0));
     if (!bad.empty())
       return fail(e, Outcome::wrong, fmt::format("timing round {} (fresh inputs, compared with the baseline): {}", r + 1, bad));
     int reps = static_cast<int>(cand.ms.size());

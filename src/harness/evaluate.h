@@ -18,9 +18,10 @@
 // each of which a few hundred input elements are exchanged with a reserve input set (the worker
 // draws them from a seed; the harness replays the draws and checks the inputs after the turn) and
 // the outputs are poisoned again. Idle OpenMP threads spin between the calls. The round's time is
-// the median of the timed calls, and the last call's outputs are compared with the baseline's.
-// Between turns the harness waits until the side's threads sleep, so the two sides never run at
-// once. On a GPU, warm is cold without the flush of the device's cache. The roofline bound then
+// the median of the timed calls, and the last call's outputs, copied the moment it answers, are
+// compared with the baseline's. After each turn the harness waits 1.2 ms, until the side's threads
+// sleep (so the two sides never run at once), and the CPU the worker used in that time is its work
+// after answering. On a GPU, warm is cold without the flush of the device's cache. The roofline bound then
 // counts only the bytes beyond the last-level cache.
 // Budgets. The kernel's own memory is the growth of its worker's resident set from the moment it was
 // sandboxed (arguments already mapped), read from /proc; past the profile's budget it is `over
