@@ -66,32 +66,64 @@ class Loop {
   // The wall clock, or the measurements' own seconds where they say more (a resumed search counts
   // the time its stored steps took).
   bool out_of_time() const { return o_.time_limit_s > 0 && std::max(elapsed(), spent_s_) >= o_.time_limit_s; }
-  // The measurement kept for the confirmation (a budget of 1 or 2 has none to spare).
-  int reserved() const { return o_.confirm && o_.budget >= 3 ? 1 : 0; }
+  // The measurements kept for the confirmations: the best's (a budget of 1 or 2 has none to spare)
+  // and, from a budget of 8, the runner-up's.
+  int reserved() const { return !o_.confirm || o_.budget < 3 ? 0 : o_.budget < 8 ? 1 : 2; }
   bool out_of_budget() const { return r_.measured >= o_.budget - reserved() || out_of_time(); }
   std::string stop_reason() const { return r_.measured >= o_.budget - reserved() ? "budget" : "time limit"; }
 
-  // The best program measured again; kept only when it is again faster than the start beyond noise.
+  // The program measured second best by the search (a correct one, neither the best nor the start).
+  const Measured* runner_up() const {
+    const Measured* r = nullptr;
+    for (const auto& m : measured_)
+      if (m.step != 0 && m.eval.correct() && m.program.hash() != r_.best.hash() && (!r || m.eval.speedup > r->eval.speedup)) r = &m;
+    return r;
+  }
+
+  // The best program, and the runner-up, measured again (the runner-up first): the one faster now is
+  // kept when it is again faster than the start beyond noise; else the start is.
   void confirm_best() {
     if (!o_.confirm || r_.best_is_start || !r_.best_eval.correct() || r_.measured >= o_.budget) return;
-    auto a = analyze(r_.best, t_, &err_);
-    if (!a) return;
+    std::vector<AgentProgram> again;
+    if (const Measured* second = runner_up(); second && reserved() >= 2 && r_.measured + 2 <= o_.budget) again.push_back(second->program);
+    again.push_back(r_.best);
     Evaluation before = r_.best_eval;
-    Step& s = measure_step(r_.best, *a, r_.steps.back().layer, kConfirmAction, MeasureAsk{0, true});
-    if (s.eval.correct() && sure_speedup(s.eval) > 1.0) {
-      s.accepted = true;
-      r_.best_eval = s.eval;  // the unselected measurement: the figure the search reports
+    std::vector<size_t> at;  // the confirmation steps' indices
+    for (const auto& p : again) {
+      auto a = analyze(p, t_, &err_);
+      if (!a) continue;
+      bool best = p.hash() == r_.best.hash();
+      measure_step(p, *a, r_.steps.back().layer, best ? kConfirmAction : kConfirmRunnerUpAction, MeasureAsk{0, true});
+      at.push_back(r_.steps.size() - 1);
+      // (Stored as measured, so that a search killed before the decision keeps the measurement.)
+      if (log_ && !replayed_) log_->record(r_.steps.back());
+    }
+    if (at.empty()) return;
+    // The one faster now, if it holds beyond the start.
+    size_t keep = at.back();
+    for (size_t i : at)
+      if (r_.steps[i].eval.correct() && (!r_.steps[keep].eval.correct() || r_.steps[i].eval.speedup > r_.steps[keep].eval.speedup)) keep = i;
+    Step& k = r_.steps[keep];
+    if (k.eval.correct() && sure_speedup(k.eval) > 1.0) {
+      k.accepted = true;
+      r_.best = k.program;
+      r_.best_eval = k.eval;  // the unselected measurement: the figure the search reports
+      if (k.action == kConfirmRunnerUpAction)
+        r_.stopped += fmt::format("; the runner-up measured {:.2f}x again, the best ({:.2f}x) {:.2f}x: the runner-up is kept",
+                                  k.eval.speedup, before.speedup, r_.steps[at.back()].eval.speedup);
     } else {
+      const Evaluation& b = r_.steps[at.back()].eval;
       r_.unconfirmed = true;
       r_.best = r_.steps.front().program;
       r_.best_eval = r_.steps.front().eval;
       r_.best_is_start = true;
-      r_.stopped += fmt::format("; the best ({:.2f}x) measured {} again: the start is kept", before.speedup,
-                                s.eval.correct() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", s.eval.speedup, s.eval.speedup_lo,
-                                                               s.eval.speedup_hi)
-                                                 : std::string(outcome_name(s.eval.outcome)));
+      r_.stopped += fmt::format("; the best ({:.2f}x) measured {} again{}: the start is kept", before.speedup,
+                                b.correct() ? fmt::format("{:.2f}x [{:.2f}, {:.2f}]", b.speedup, b.speedup_lo, b.speedup_hi)
+                                            : std::string(outcome_name(b.outcome)),
+                                at.size() > 1 ? ", and the runner-up no better" : "");
     }
-    finish_step(s);
+    replayed_ = false;  // (each is stored again with the decision: the same step, replaced)
+    for (size_t i : at) finish_step(r_.steps[i]);
   }
 
   SearchResult finish() {

@@ -45,15 +45,18 @@ struct SearchOptions {
   double min_gain = 0.03;    // a round that improves the best by less hands over to the next layer
   int max_cycles = 3;        // passes over L1 and L2 after the first L0-L1-L2 pass
   bool compute_layer = true; // try L0 rewrites first
-  // Measure the best program once more at the end (one measurement of the budget kept for it, taken
-  // even past the time limit): the best of many noisy measurements is the luckiest, so it is kept
-  // only when the new measurement again puts it beyond the start (the lower bound of its interval
-  // above 1); else the start is.
+  // Measure the best programs once more at the end (measurements of the budget kept for them, taken
+  // even past the time limit): the best of many noisy measurements is the luckiest, so the best and
+  // the runner-up are measured again with full timing, and the one faster on this measurement is
+  // kept, if it is again beyond the start (the lower bound of its interval above 1); else the start
+  // is. The runner-up is measured only on a budget of 8 or more.
   bool confirm = true;
 };
 
-// The action of the confirmation step (the best program measured again).
+// The actions of the confirmation steps (the best program, and the runner-up, measured again).
 inline constexpr const char* kConfirmAction = "confirm: the best program measured again";
+inline constexpr const char* kConfirmRunnerUpAction = "confirm: the runner-up measured again";
+inline bool is_confirmation(const std::string& action) { return action.rfind("confirm: ", 0) == 0; }
 
 struct Step {
   int index = 0;

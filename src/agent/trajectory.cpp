@@ -14,14 +14,16 @@ Trajectory trajectory_of(std::vector<StepRecord> steps) {
   t.steps = std::move(steps);
   double prev = 0;
   std::map<std::string, std::pair<int, double>> layers;
+  bool kept_by_confirmation = false;
+  for (const auto& s : t.steps) kept_by_confirmation = kept_by_confirmation || (is_confirmation(s.action) && s.accepted);
   for (const auto& s : t.steps) {
-    // The confirmation re-measures the best: its change is the measurement's, no layer's gain; when
-    // it failed, the path ends back at the start.
-    bool confirmation = s.action == kConfirmAction;
+    // The confirmations re-measure the best and the runner-up: their change is the measurement's, no
+    // layer's gain; the one kept is on the path; when neither held, the path ends back at the start.
+    bool confirmation = is_confirmation(s.action);
     auto& l = layers[s.step == 0 ? "start" : confirmation ? "confirm" : s.layer];
     ++l.first;
     if (l.second == 0) l.second = 1;
-    if (confirmation && !s.accepted && !t.steps.empty() && prev > 0) {
+    if (confirmation && !s.accepted && !kept_by_confirmation && &s == &t.steps.back() && prev > 0) {
       const StepRecord& start = t.steps.front();
       t.path.push_back({&start, start.eval.speedup / prev});
       prev = start.eval.speedup;
@@ -41,7 +43,7 @@ Trajectory trajectory_of(std::vector<StepRecord> steps) {
 namespace {
 
 // The layer column: "-" for the start and the confirmation (no layer's revision).
-std::string layer_column(const StepRecord& s) { return s.step == 0 || s.action == kConfirmAction ? "-" : s.layer; }
+std::string layer_column(const StepRecord& s) { return s.step == 0 || is_confirmation(s.action) ? "-" : s.layer; }
 
 std::string result(const Evaluation& e) {
   if (!e.correct()) return outcome_name(e.outcome);
