@@ -75,7 +75,7 @@ WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>
     throw failed("pipe failed");
   }
   // (Made before fork: the child only sets them.)
-  const std::string blocktime = std::to_string(idle_spin_us) + "us", spincount = std::to_string(20LL * idle_spin_us);
+  const std::string blocktime = idle_spin_us > 0 ? std::to_string(idle_spin_us) + "us" : "0";
   pid_t pid = fork();
   if (pid < 0) throw failed("fork failed");
   if (pid == 0) {
@@ -85,19 +85,14 @@ WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>
     int devnull = open("/dev/null", O_RDWR);
     if (devnull >= 0) dup2(devnull, 0), dup2(devnull, 1);
     for (int fd = 4; fd < 1024; ++fd) close(fd);
-    if (idle_spin_us <= 0) {
-      // Idle OpenMP threads sleep at once: no CPU burnt between requests (LLVM's libomp; GCC's libgomp).
-      setenv("KMP_BLOCKTIME", "0", 1);
-      setenv("OMP_WAIT_POLICY", "passive", 1);
-    } else {
-      // They spin that long first, then sleep. libomp takes microseconds (`Nus`); libgomp counts
-      // spins, whose length is the CPU's pause instruction's: 20 per microsecond keeps it within
-      // the time on both kinds of x86 seen here (a Zen 5 VM spun 10,000 in 0.06-0.34 ms; Intel's
-      // pause takes about twice as long; libgomp's default, 300,000, spun 4-5 ms on the Zen 5).
-      setenv("KMP_BLOCKTIME", blocktime.c_str(), 1);
-      setenv("GOMP_SPINCOUNT", spincount.c_str(), 1);
-      unsetenv("OMP_WAIT_POLICY");
-    }
+    // Idle OpenMP threads sleep at once: no CPU burnt between requests (LLVM's libomp; GCC's libgomp).
+    // With `idle_spin_us`, libomp's spin that long first (`Nus`; an explicit KMP_BLOCKTIME overrides
+    // the passive policy there). libgomp's threads still sleep at once: it counts its spins, and
+    // their length is the CPU's (20,000 spun about 2.5 ms on the GPU machine's Xeon, 10,000 about
+    // 0.1-0.3 ms on a Zen 5 VM), so no count bounds the time, and a spin past the harness's quiet
+    // window after a turn would run into the other side's (evaluate.cpp).
+    setenv("KMP_BLOCKTIME", blocktime.c_str(), 1);
+    setenv("OMP_WAIT_POLICY", "passive", 1);
     setpgid(0, 0);
     if (!cpus.empty()) {
       // The same CPUs for every worker, one OpenMP thread per CPU in order: otherwise two workers

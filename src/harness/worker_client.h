@@ -32,7 +32,8 @@ class WorkerProcess {
   // Starts `path` (empty: ekb-worker beside this program, or $EKB_WORKER; ekb-gpu-worker for GPU
   // candidates), pinned to `cpus` (empty: not pinned) with one OpenMP thread per CPU. Idle OpenMP
   // threads sleep at once, or, with `idle_spin_us` > 0, spin that long before they sleep (the warm
-  // timing regime: calls back to back find them awake). Throws when it cannot start it.
+  // timing regime: calls back to back find them awake; LLVM's libomp only, worker_client.cpp). Throws
+  // when it cannot start it.
   explicit WorkerProcess(const std::string& path = "", const std::vector<int>& cpus = {}, int idle_spin_us = 0);
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
