@@ -171,18 +171,23 @@ TEST(AgentSearch, AGainWithinTheNoiseIsNotAccepted) {
 }
 
 // The same, but the program that measured faster beyond its noise measures slower the second time
-// (a lucky first measurement).
+// (a lucky first measurement). With `first`, its first measurement is that speedup, and `sure`
+// another program that holds.
 class LuckyOnceOracle : public NoisyOracle {
  public:
-  LuckyOnceOracle(uint64_t start, uint64_t lucky) : NoisyOracle(start, lucky), lucky_(lucky) {}
+  LuckyOnceOracle(uint64_t start, uint64_t lucky, uint64_t sure = 0, double first = 0)
+      : NoisyOracle(start, sure ? sure : lucky), lucky_(lucky), first_(first) {}
   Evaluation measure(const AgentProgram& p, const MeasureAsk& ask) override {
     Evaluation e = NoisyOracle::measure(p, ask);
-    if (p.hash() == lucky_ && seen_++ > 0) e.speedup = 0.97, e.speedup_lo = 0.94, e.speedup_hi = 1.0;
+    if (p.hash() != lucky_) return e;
+    if (seen_++ > 0) e.speedup = 0.97, e.speedup_lo = 0.94, e.speedup_hi = 1.0;
+    else if (first_ > 0) e.speedup = first_, e.speedup_lo = first_ - 0.05, e.speedup_hi = first_ + 0.05;
     return e;
   }
 
  private:
   uint64_t lucky_;
+  double first_;
   int seen_ = 0;
 };
 
@@ -220,23 +225,6 @@ TEST(AgentSearch, TheBestIsMeasuredAgainAndKeptOnlyIfItHolds) {
 
 // The best measured far above the rest once (lucky) and at the start's speed again; the runner-up,
 // faster than the start beyond its noise both times, is kept instead of the start.
-class LuckyBestOracle : public NoisyOracle {
- public:
-  LuckyBestOracle(uint64_t start, uint64_t lucky, uint64_t sure) : NoisyOracle(start, sure), lucky_(lucky) {}
-  Evaluation measure(const AgentProgram& p, const MeasureAsk& ask) override {
-    Evaluation e = NoisyOracle::measure(p, ask);
-    if (p.hash() == lucky_) {
-      if (seen_++ == 0) e.speedup = 1.30, e.speedup_lo = 1.25, e.speedup_hi = 1.35;
-      else e.speedup = 0.97, e.speedup_lo = 0.94, e.speedup_hi = 1.0;
-    }
-    return e;
-  }
-
- private:
-  uint64_t lucky_;
-  int seen_ = 0;
-};
-
 TEST(AgentSearch, TheRunnerUpIsKeptWhenTheBestDoesNotHoldAndItDoes) {
   AgentProgram start = start_of("layernorm_128x256");
   SearchOptions o;
@@ -244,7 +232,7 @@ TEST(AgentSearch, TheRunnerUpIsKeptWhenTheBestDoesNotHoldAndItDoes) {
   NoisyOracle probe(start.hash(), 0);
   SearchResult first = search(start, host(), probe, o);
   uint64_t lucky = first.steps.at(1).program.hash(), sure = first.steps.at(2).program.hash();
-  LuckyBestOracle m(start.hash(), lucky, sure);
+  LuckyOnceOracle m(start.hash(), lucky, sure, 1.30);
   SearchResult r = search(start, host(), m, o);
   EXPECT_LE(r.measured, o.budget);
   ASSERT_GE(r.steps.size(), 3u);
@@ -272,7 +260,7 @@ TEST(AgentSearch, TheRunnerUpIsKeptWhenTheBestDoesNotHoldAndItDoes) {
   EXPECT_EQ(t.path.back().step->action, kConfirmRunnerUpAction);
   // With a budget under 8 only the best is measured again (and the start is kept).
   o.budget = 7;
-  LuckyBestOracle small(start.hash(), lucky, sure);
+  LuckyOnceOracle small(start.hash(), lucky, sure, 1.30);
   SearchResult s = search(start, host(), small, o);
   for (const auto& st : s.steps) EXPECT_NE(st.action, kConfirmRunnerUpAction);
   EXPECT_TRUE(s.best_is_start);

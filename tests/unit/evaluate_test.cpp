@@ -7,32 +7,15 @@
 
 #include <string>
 
-#include "codegen/c_printer.h"
-#include "codegen/dialect.h"
 #include "harness/evaluate.h"
-#include "ir/check.h"
-#include "lower/schedule_choice.h"
-#include "util/source.h"
+#include "scale_add_task.h"
 
 namespace ekb {
 namespace {
 
-const char* kTask = R"(kernel scale_add
-  dim N = 8192
-  in X : f32[N]
-  out Y : f32[N]
-  Y[i] = X[i] * 2.0 + 1.0
-)";
-
-std::shared_ptr<Program> program() {
-  static std::shared_ptr<Program> p = load_program(std::make_shared<SourceFile>("scale_add.ekb", kTask));
-  return p;
-}
-
-std::string baseline() {
-  const Program& p = *program();
-  return codegen::print_c(lower_with(p, default_target(Backend::cpu), choose_schedule(p, default_target(Backend::cpu), "default")), codegen::c_dialect());
-}
+using test::scale_add_kernel;
+std::shared_ptr<Program> program() { return test::scale_add_program(); }
+std::string baseline() { return test::scale_add_baseline(); }
 
 EvalOptions quick(Timing t = Timing::cold) {
   EvalOptions o;
@@ -55,13 +38,10 @@ class EvaluateInEachRegime : public ::testing::TestWithParam<Timing> {
 };
 
 Evaluation eval(const std::string& body, const std::string& includes = "", EvalOptions o = quick(g_timing)) {
-  std::string src = includes + "\n#include <stdint.h>\nvoid ekb_entry(void* const* args, int32_t num_threads) {\n"
-                               "  float* x = (float*)args[0]; float* y = (float*)args[1]; const int n = 8192; (void)num_threads;\n" +
-                    body + "\n}\n";
-  return evaluate(*program(), src, false, baseline(), o);
+  return evaluate(*program(), scale_add_kernel(body, includes), false, baseline(), o);
 }
 
-const char* kCorrect = "  for (int i = 0; i < n; ++i) y[i] = x[i] * 2.0f + 1.0f;";
+const char* kCorrect = test::kScaleAddCorrect;
 
 TEST_P(EvaluateInEachRegime, CorrectCandidateIsTimedAgainstTheBaseline) {
   Evaluation e = eval(kCorrect);

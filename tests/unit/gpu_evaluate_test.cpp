@@ -13,17 +13,13 @@
 #include "harness/gpu_probe.h"
 #include "ir/check.h"
 #include "lower/schedule_choice.h"
+#include "scale_add_task.h"
 #include "util/source.h"
 
 namespace ekb {
 namespace {
 
-const char* kTask = R"(kernel scale_add
-  dim N = 8192
-  in X : f32[N]
-  out Y : f32[N]
-  Y[i] = X[i] * 2.0 + 1.0
-)";
+const char* kTask = test::kScaleAddTask;
 
 const char* kSoftmax = R"(kernel sm
   dim M = 64, N = 100

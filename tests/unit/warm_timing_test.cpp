@@ -12,8 +12,6 @@
 #include <random>
 #include <string>
 
-#include "codegen/c_printer.h"
-#include "codegen/dialect.h"
 #include "eval/evaluator.h"
 #include "harness/element_swaps.h"
 #include "harness/evaluate.h"
@@ -21,30 +19,13 @@
 #include "harness/timing_regime.h"
 #include "harness/worker_client.h"
 #include "harness/worker_start.h"
-#include "ir/check.h"
-#include "lower/schedule_choice.h"
-#include "util/source.h"
+#include "scale_add_task.h"
 
 namespace ekb {
 namespace {
 
-const char* kTask = R"(kernel scale_add
-  dim N = 8192
-  in X : f32[N]
-  out Y : f32[N]
-  Y[i] = X[i] * 2.0 + 1.0
-)";
-
-std::shared_ptr<Program> program() {
-  static std::shared_ptr<Program> p = load_program(std::make_shared<SourceFile>("scale_add.ekb", kTask));
-  return p;
-}
-
-std::string baseline() {
-  const Program& p = *program();
-  Target t = default_target(Backend::cpu);
-  return codegen::print_c(lower_with(p, t, choose_schedule(p, t, "default")), codegen::c_dialect());
-}
+std::shared_ptr<Program> program() { return test::scale_add_program(); }
+std::string baseline() { return test::scale_add_baseline(); }
 
 EvalOptions warm(int threads = 1) {
   EvalOptions o;
@@ -58,13 +39,9 @@ EvalOptions warm(int threads = 1) {
   return o;
 }
 
-std::string kernel(const std::string& body, const std::string& includes = "") {
-  return includes + "\n#include <stdint.h>\nvoid ekb_entry(void* const* args, int32_t num_threads) {\n"
-                    "  float* x = (float*)args[0]; float* y = (float*)args[1]; const int n = 8192; (void)num_threads;\n" +
-         body + "\n}\n";
-}
+std::string kernel(const std::string& body, const std::string& includes = "") { return test::scale_add_kernel(body, includes); }
 
-const char* kCorrect = "  for (int i = 0; i < n; ++i) y[i] = x[i] * 2.0f + 1.0f;";
+const char* kCorrect = test::kScaleAddCorrect;
 
 TEST(TimingRegime, NamesRoundTripAndUnknownOnesAreRefusedNamingTheKnown) {
   for (const auto& t : timing_table()) EXPECT_EQ(parse_timing(t.name), t.timing);
