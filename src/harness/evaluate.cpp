@@ -403,8 +403,8 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
   std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
   const int most_calls = bursts ? Side::warm_calls(check_ms) : 1;
   // (A turn's deadline: a call's, and room for its warm-up and its calls at several times the slowest check.)
-  const int turn_timeout_ms =
-      o.call_timeout_ms + static_cast<int>(kWarmupMs + (most_calls + 1) * 4 * *std::max_element(check_ms.begin(), check_ms.end()));
+  const double slowest_check_ms = check_ms.empty() ? 0.0 : *std::max_element(check_ms.begin(), check_ms.end());
+  const int turn_timeout_ms = o.call_timeout_ms + static_cast<int>(kWarmupMs + (most_calls + 1) * 4 * slowest_check_ms);
   auto t_start = std::chrono::steady_clock::now();
   double cand_total = 0, base_total = 0;
   SpeedupInterval interval;

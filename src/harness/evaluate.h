@@ -11,13 +11,13 @@
 // pointer or by content are stale. After each timed call the candidate's outputs are compared with
 // the baseline's on the same inputs. Any failure there is a wrong result, not a slow one.
 // Timing regimes (timing_regime.h). The above is `cold`. `warm` times calls back to back, as a model
-// runs its layers: on the CPU each side's round is one request that the worker runs with no flush
-// and no pause: the round's inputs written without evicting them, 10 ms of untimed calls (the data
-// back in the caches after the other side's turn), then timed calls (about 2 ms of them, between 3
-// and 16, their number drawn anew each round so that no kernel knows which is the last), before
-// each of which a few hundred input elements are exchanged with a reserve input set (the worker
-// draws them from a seed; the harness replays the draws and checks the inputs after the turn) and
-// the outputs are poisoned again. Idle OpenMP threads spin between the calls. The round's time is
+// runs its layers: on the CPU each side's round is two requests, with no flush: the round's inputs
+// written without evicting them, a request of untimed calls back to back for 10 ms (the data back
+// in the caches after the other side's turn), then one of timed calls back to back (about 2 ms of
+// them, between 3 and 64, their number drawn anew each round so that no kernel knows which is the
+// last), before each of which the worker exchanges a few hundred input elements with a reserve
+// input set (drawn from a seed; the harness replays the draws and checks the inputs after the
+// turn) and poisons the outputs again. Idle OpenMP threads spin between the calls. The round's time is
 // the median of the timed calls, and the last call's outputs, copied the moment it answers, are
 // compared with the baseline's. After each turn the harness waits 1.2 ms, until the side's threads
 // sleep (so the two sides never run at once), and the CPU the worker used in that time is its work
