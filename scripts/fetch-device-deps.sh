@@ -12,6 +12,9 @@ PACKAGES=(
   libsqlite3-dev libsqlite3-0 libseccomp-dev libseccomp2 libgtest-dev
   # OpenCL: the ICD loader and the headers (NVIDIA's OpenCL library is the driver's)
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers
+  # the language-model client's headers; it links the machine's own libcurl.so.4 (gpu-machine.sh),
+  # as Debian's would need libraries of Debian's versions there
+  libcurl4-openssl-dev
 )
 mkdir -p .device-deps
 cd .device-deps

@@ -18,6 +18,11 @@ fi
 mkdir -p "$deps"
 for f in .device-deps/*.deb; do dpkg -x "$f" "$deps"; done
 multiarch=$deps/usr/lib/x86_64-linux-gnu
+# libcurl: Debian's headers, the machine's own library (its libcurl.so.4, which cmake itself uses there).
+if [ ! -e "$multiarch/libcurl.so" ]; then  # (-e follows the link: Debian's points to a library not carried)
+  system_curl=$(ldconfig -p 2>/dev/null | sed -n 's/.*libcurl\.so\.4 (libc6,x86-64) => //p' | head -1)
+  if [ -n "$system_curl" ]; then ln -sf "$system_curl" "$multiarch/libcurl.so"; else echo "gpu-machine: no libcurl.so.4 on this machine" >&2; fi
+fi
 export LD_LIBRARY_PATH="$multiarch${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The ICD loader finds NVIDIA's OpenCL through this file (the driver ships the library only).
 if [ -e /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 ] || ldconfig -p 2>/dev/null | grep -q libnvidia-opencl; then
@@ -27,7 +32,7 @@ jobs=$(nproc)
 if [ "$what" = build ] || [ "$what" = all ]; then
   echo "gpu-machine: configuring ($(g++ --version | head -1); $(cmake --version | head -1))"
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc \
-    -DEKB_WITH_LLVM=OFF -DEKB_BUILD_ONNX_TESTS=OFF -DEKB_BUILD_BENCH=OFF -DEKB_BUILD_FUZZ=OFF -DCMAKE_PREFIX_PATH="$deps/usr" \
+    -DEKB_WITH_LLVM=OFF -DEKB_REQUIRE_LLM_TEST_SERVER=OFF -DEKB_BUILD_ONNX_TESTS=OFF -DEKB_BUILD_BENCH=OFF -DEKB_BUILD_FUZZ=OFF -DCMAKE_PREFIX_PATH="$deps/usr" \
     -DCMAKE_INCLUDE_PATH="$deps/usr/include" -DCMAKE_LIBRARY_PATH="$multiarch"
   cmake --build "$build" -j "$jobs"
 fi

@@ -18,6 +18,8 @@ PACKAGES=(
   libopenblas-dev libxnnpack-dev libpthreadpool-dev
   # the OpenCL backend: the ICD loader, and PoCL as the OpenCL device CI has (on the CPU)
   pocl-opencl-icd ocl-icd-libopencl1
+  # language-model endpoints: the HTTP client (libcurl with OpenSSL) and the scripted test server (cpp-httplib)
+  libcurl4-openssl-dev libcpp-httplib-dev
 )
 
 missing=()

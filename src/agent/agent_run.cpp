@@ -2,107 +2,27 @@
 #include "agent/agent_run.h"
 
 #include <fmt/format.h>
+#include <xxhash.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "agent/store_step_log.h"
 #include "eval/evaluator.h"
+#include "util/write_file.h"
 #include "eval/run.h"
 
 namespace ekb::agent {
 
-namespace {
-
 namespace fs = std::filesystem;
 
-// Measurements through the harness: the program as an .ekb submission for the task.
-class HarnessMeasurer final : public Measurer {
- public:
-  // `full`: an attempt's timing; `search`: the search's shorter one (search_eval_options).
-  HarnessMeasurer(const Task& t, const DeviceProfile& d, const EvalOptions& full, const EvalOptions& search)
-      : task_(t), dev_(d), full_(full), search_(search) {}
-  Evaluation measure(const AgentProgram& p, const MeasureAsk& ask) override {
-    Submission s{task_.name, task_.name + ".ekb", SourceKind::ekb, 0, p.text()};
-    EvalOptions o = ask.full ? full_ : search_;
-    o.hopeless_below = ask.hopeless_below;
-    return evaluate_submission(task_, s, dev_, o).eval;
-  }
+const char* policy_name(Policy p) { return p == Policy::search ? "search" : "llm"; }
 
- private:
-  const Task& task_;
-  const DeviceProfile& dev_;
-  EvalOptions full_, search_;
-};
-
-// The search's steps in the results store.
-class StoreStepLog final : public StepLog {
- public:
-  StoreStepLog(ResultsStore& s, int64_t run, std::string task, Backend b) : store_(s), run_(run), task_(std::move(task)), backend_(b) {
-    for (auto& r : store_.steps(run_, task_)) stored_.push_back(std::move(r));
-  }
-  std::optional<Step> stored(int index) override {
-    if (index < 0 || index >= static_cast<int>(stored_.size()) || stored_[index].step != index) return std::nullopt;
-    const StepRecord& r = stored_[index];
-    Step s;
-    s.index = r.step;
-    s.action = r.action;
-    s.layer = r.layer == "L0" ? AgentLayer::compute : r.layer == "L2" ? AgentLayer::memory : AgentLayer::schedule;
-    s.program = split_program(r.program);
-    s.predicted_ms = r.predicted_ms;
-    s.eval = r.eval;
-    s.accepted = r.accepted;
-    return s;
-  }
-  void record(const Step& s) override {
-    StepRecord r;
-    r.task = task_;
-    r.step = s.index;
-    r.layer = layer_label(s.layer);
-    r.action = s.action;
-    r.program = s.program.text();
-    r.program_hash = s.program.hash_hex();
-    r.predicted_ms = s.predicted_ms;
-    r.accepted = s.accepted;
-    r.eval = s.eval;
-    store_.put_step(run_, r);
-  }
-  void forget_from(int index) override {
-    store_.forget_steps(run_, task_, index);
-    if (index < static_cast<int>(stored_.size())) stored_.resize(static_cast<size_t>(std::max(0, index)));
-  }
-
- private:
-  ResultsStore& store_;
-  int64_t run_;
-  std::string task_;
-  Backend backend_;
-  std::vector<StepRecord> stored_;
-
-  // A stored program's text back into kernel and sections (the text is kernel, then sections).
-  AgentProgram split_program(const std::string& text) const {
-    size_t at = text.find("\nschedule ");
-    size_t mem = text.find("\nmemory ");
-    if (at == std::string::npos || (mem != std::string::npos && mem < at)) at = mem;
-    if (at == std::string::npos) return program_from(text, "", backend_);
-    // (text() puts an empty line between the kernel and the sections: `at` is its end.)
-    return program_from(text.substr(0, at), text.substr(at + 1), backend_);
-  }
-};
-
-void write_atomically(const fs::path& path, const std::string& text) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, path);
+Policy parse_policy(const std::string& name) {
+  if (name == "search") return Policy::search;
+  if (name == "llm") return Policy::llm;
+  throw std::runtime_error("unknown policy `" + name + "`: use search (the built-in search) or llm (a language model)");
 }
-
-}  // namespace
-
-const char* policy_name(Policy p) { return p == Policy::search ? "search" : "?"; }
 
 EvalOptions search_eval_options(const EvalOptions& base) {
   EvalOptions o = base;
@@ -115,6 +35,21 @@ EvalOptions search_eval_options(const EvalOptions& base) {
   return o;
 }
 
+namespace {
+
+// The model's client for a run, budgeted from what the run has already spent (a resumed run).
+struct LlmRun {
+  llm::Budget budget;
+  llm::ChatClient client;
+  LlmRun(const LlmAgentSetup& s, const LlmSpend& spent)
+      : budget(s.budget, llm::Usage{spent.prompt_tokens, spent.completion_tokens}, spent.requests, spent.cost),
+        client(s.endpoint, s.prices, &budget) {
+    if (s.configure_client) s.configure_client(client);
+  }
+};
+
+}  // namespace
+
 RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& dev, const AgentOptions& o, ResultsStore& store,
                   const nlohmann::json& key, const std::function<void(const TaskOutcome&)>& on_task,
                   const std::function<void(const std::string&, const Step&)>& on_step) {
@@ -123,14 +58,26 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
   nlohmann::json env;
   PeakRates peaks = prepare_device(store, dev, &env);
   env["agent"] = {{"policy", policy_name(o.policy)}, {"budget", o.search.budget}, {"time_limit_s", o.search.time_limit_s}};
+  if (o.policy == Policy::llm) {
+    if (!o.llm || !o.llm->templates) throw std::logic_error("run_agent: the llm policy needs its setup");
+    env["mode"] = code_mode_name(o.llm->mode);
+    env["llm"] = {{"endpoint", o.llm->endpoint.describe()}, {"model", o.llm->endpoint.model},
+                  {"prompt_version", o.llm->templates->version()}, {"temperature", o.llm->endpoint.temperature},
+                  {"max_tokens", o.llm->endpoint.max_tokens},
+                  {"budget", {{"requests", o.llm->budget.requests}, {"tokens", o.llm->budget.tokens}, {"cost", o.llm->budget.cost}}}};
+  }
   env["timing"] = timing_name(o.timing);
   RunInfo run = store.open_run(keyed_by_timing(key, o.timing).dump(), backend_name(dev.backend), dev.name, env);
   EvalOptions full = eval_options(dev, peaks, o.timing), eo = search_eval_options(full);
   Target target = dev.target();
+  std::unique_ptr<LlmRun> llm_run;
+  if (o.policy == Policy::llm) llm_run = std::make_unique<LlmRun>(*o.llm, store.llm_spend(run.id));
+  bool raw = o.policy == Policy::llm && o.llm->mode == CodeMode::raw;
+  CodeLanguage lang = code_language(raw ? CodeMode::raw : CodeMode::ir, dev.backend);
   for (const Task* t : tasks) {
     TaskOutcome out;
     out.task = t->name;
-    out.path = (fs::path(o.out_dir) / (t->name + ".ekb")).string();
+    out.path = (fs::path(o.out_dir) / (t->name + "." + source_kind_name(lang.kind))).string();
     if (store.has_attempt(run.id, t->name, 0)) {
       // Done in an earlier session: its best program is the accepted step with the highest speedup.
       for (const auto& a : store.attempts(run.id))
@@ -147,16 +94,59 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
       if (on_task) on_task(out);
       continue;
     }
-    HarnessMeasurer m(*t, dev, full, eo);
-    StoreStepLog log(store, run.id, t->name, dev.backend);
-    AgentProgram start = default_program(*t->program, target);
-    SearchResult r = search(start, target, m, o.search, &log, [&](const Step& s) {
-      if (on_step) on_step(t->name, s);
-    });
-    write_atomically(out.path, r.best.text());
     out.best.task = t->name;
     out.best.sample = 0;
     out.best.candidate_path = out.path;
+    if (raw) {
+      // The free-form loop: raw source, measured as a submission of the backend's raw kind.
+      LlmTaskContext c{t, dev, Roofline{peaks.gflops, peaks.gbps}, stored_baseline(store, t->name, dev.name), o.llm->templates};
+      ModelTurns turns(llm_run->client, store, run.id, t->name, o.llm->templates->version(), lang);
+      RawMeasure measure = [&](const std::string& source, bool full_timing) {
+        Submission sub{t->name, out.path, lang.kind, 0, source, std::nullopt, ""};
+        return evaluate_submission(*t, sub, dev, full_timing ? full : eo).eval;
+      };
+      LlmLoopOptions lo{o.search.budget, o.search.time_limit_s, 2, o.search.confirm};
+      RawLoopResult r = llm_raw_loop(c, measure, turns, store, run.id, lo, [&](const StepRecord& s) {
+        if (on_step) {
+          Step st{s.step, AgentLayer::schedule, s.action, AgentProgram{}, 0, s.eval, s.accepted};
+          on_step(t->name, st);
+        }
+      });
+      out.steps = r.steps;
+      out.stopped = r.stopped;
+      if (r.stopped == "token budget") {
+        if (on_task) on_task(out);
+        return *store.run(run.id);  // unfinished: a larger budget resumes it
+      }
+      if (!r.best_source.empty()) write_atomically(out.path, r.best_source);
+      out.best.candidate_hash = fmt::format("{:016x}", XXH3_64bits(r.best_source.data(), r.best_source.size()));
+      out.best.eval = r.best_eval;
+      store.add_attempt(run.id, out.best);
+      if (on_task) on_task(out);
+      continue;
+    }
+    HarnessMeasurer m(*t, dev, full, eo);
+    StoreStepLog log(store, run.id, t->name, dev.backend);
+    AgentProgram start = default_program(*t->program, target);
+    auto step_progress = [&](const Step& s) {
+      if (on_step) on_step(t->name, s);
+    };
+    SearchResult r;
+    if (o.policy == Policy::llm) {
+      LlmTaskContext c{t, dev, Roofline{peaks.gflops, peaks.gbps}, stored_baseline(store, t->name, dev.name), o.llm->templates};
+      ModelTurns turns(llm_run->client, store, run.id, t->name, o.llm->templates->version(), lang);
+      LlmLoopOptions lo{o.search.budget, o.search.time_limit_s, 2, o.search.confirm};
+      r = llm_layered_loop(c, start, m, turns, &log, lo, step_progress);
+      if (r.stopped == "token budget") {
+        out.steps = static_cast<int>(r.steps.size());
+        out.stopped = r.stopped;
+        if (on_task) on_task(out);
+        return *store.run(run.id);  // unfinished: a larger budget resumes it
+      }
+    } else {
+      r = search(start, target, m, o.search, &log, step_progress);
+    }
+    write_atomically(out.path, r.best.text());
     out.best.candidate_hash = r.best.hash_hex();
     out.best.eval = r.best_eval;
     out.steps = static_cast<int>(r.steps.size());

@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "agent/llm/chat_client.h"
+#include "agent/llm_policy.h"
+#include "agent/prompts/prompt_templates.h"
 #include "agent/search.h"
 #include "harness/device_profiles.h"
 #include "harness/evaluate.h"
@@ -18,14 +21,28 @@
 
 namespace ekb::agent {
 
-enum class Policy { search };  // the llm policy joins it (issue 12)
-const char* policy_name(Policy p);
+// Who proposes the revisions: the built-in search, or a language model (llm_policy.h).
+enum class Policy { search, llm };
+const char* policy_name(Policy p);    // "search", "llm"
+Policy parse_policy(const std::string& name);  // throws naming the policies
+
+// What the llm policy needs: the endpoint, its prices, the prompt templates, the run's budget of
+// requests, tokens or cost, and what the model writes (ir: LEKA's layered loop; raw: the free-form loop).
+struct LlmAgentSetup {
+  llm::EndpointConfig endpoint;
+  llm::PriceTable prices;
+  const PromptTemplates* templates = nullptr;
+  llm::Budget::Limits budget;
+  CodeMode mode = CodeMode::ir;
+  std::function<void(llm::ChatClient&)> configure_client;  // tests: the client's sleeper
+};
 
 struct AgentOptions {
   Policy policy = Policy::search;
   SearchOptions search;
   std::string out_dir;  // where the best programs go (created)
   Timing timing = Timing::cold;  // how the harness times every measurement (timing_regime.h)
+  const LlmAgentSetup* llm = nullptr;  // Policy::llm: required
 };
 
 // The harness options of the search's own measurements: every check, and timing rounds until the
@@ -37,7 +54,8 @@ struct TaskOutcome {
   std::string task, path;
   AttemptRecord best;   // the best program's measurement (its outcome, speedup and interval)
   int steps = 0, illegal = 0, candidates = 0;
-  std::string stopped;  // "budget", "time limit", "converged", "stored" (done in an earlier session)
+  std::string stopped;  // "budget", "time limit", "converged", "stored" (done in an earlier session), "token budget"
+  // (llm: the model's budget refused a request; the run stops there, unfinished, and resumes from that step)
 };
 
 // Runs the agent on `tasks` under `key` (an unfinished run with the same key is resumed).

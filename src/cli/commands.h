@@ -53,5 +53,8 @@ void register_trajectory(CLI::App& app, Globals& g);
 // The tasks matching `glob`, else those of `subset` (default: the agent subset).
 std::vector<const Task*> select_tasks(const Suite& suite, const std::string& glob, const std::string& subset);
 void register_devices(CLI::App& app, Globals& g);
+void register_prompt(CLI::App& app, Globals& g);
+void register_generate(CLI::App& app, Globals& g);
+void register_compare(CLI::App& app, Globals& g);
 
 }  // namespace ekb::cli

@@ -31,6 +31,9 @@ int main(int argc, char** argv) {
   ekb::cli::register_devices(app, g);
   ekb::cli::register_agent(app, g);
   ekb::cli::register_trajectory(app, g);
+  ekb::cli::register_prompt(app, g);
+  ekb::cli::register_generate(app, g);
+  ekb::cli::register_compare(app, g);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

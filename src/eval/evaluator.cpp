@@ -41,6 +41,11 @@ AttemptRecord evaluate_submission(const Task& task, const Submission& s, const D
   a.sample = s.sample;
   a.candidate_path = s.path;
   a.candidate_hash = fmt::format("{:016x}", XXH3_64bits(s.text.data(), s.text.size()));
+  if (s.failed) {  // a generated sample that gave no code: nothing to build
+    a.eval.outcome = *s.failed;
+    a.eval.message = s.failure_message;
+    return a;
+  }
   try {
     a.eval = evaluate_source(task, build_candidate(task, s, dev.target()), dev, o);
   } catch (const CandidateRejected& r) {

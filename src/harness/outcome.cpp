@@ -31,6 +31,10 @@ const std::vector<OutcomeInfo>& outcome_table() {
       {Outcome::baseline, "baseline", true, false, "the baseline failed, not the candidate"},
       {Outcome::unavailable, "unavailable", false, false, "the device profile's device is not on this machine"},
       {Outcome::internal, "internal", false, false, "ekb itself failed; report it"},
+      {Outcome::no_code, "no code", false, true, "answer with the whole program in one fenced code block, in the language asked for"},
+      {Outcome::wrong_language, "wrong language", false, true,
+       "write the program in the language asked for, in a code block tagged with its name"},
+      {Outcome::no_reply, "no reply", false, false, "the request to the model failed: see the endpoint's error"},
   };
   return t;
 }

@@ -31,6 +31,10 @@ enum class Outcome {
   baseline,         // the baseline failed: not the candidate's fault
   unavailable,      // the device profile's device is not on this machine
   internal,         // ekb itself failed
+  // A language model's reply that gave nothing to evaluate (ekb generate, the LLM policies):
+  no_code,          // no fenced code block in the reply
+  wrong_language,   // code, but only in another language than the one asked for
+  no_reply,         // the request to the model failed (the endpoint's error, after its retries): not the code's fault
 };
 
 struct OutcomeInfo {

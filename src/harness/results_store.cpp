@@ -1,6 +1,8 @@
 // SQLite schema and queries of the results store (results_store.h).
 #include "harness/results_store.h"
 
+#include "harness/sqlite_stmt.h"
+
 #include <sqlite3.h>
 
 #include <chrono>
@@ -16,8 +18,11 @@ namespace {
 // speedup_hi, noisy (the speedup's interval) and the agent's trajectory (agent_steps); 4:
 // attempts.candidate_outside_ms, baseline_outside_ms (the time per call outside the kernel, not counted);
 // 5: agent_steps.cut_short (a step timed only until it was surely slower than the search's best); 6:
-// agent_steps.seconds (the measurement's wall time, by which the search shares its time limit)
-constexpr int kSchemaVersion = 6;
+// agent_steps.seconds (the measurement's wall time, by which the search shares its time limit); 7:
+// llm_requests (what was sent to a language model and what came back, results_store_llm.cpp)
+constexpr int kSchemaVersion = 7;
+
+}  // namespace
 
 std::string now_utc() {
   std::time_t t = std::time(nullptr);
@@ -26,45 +31,7 @@ std::string now_utc() {
   return buf;
 }
 
-// A prepared statement that finalizes itself.
-class Stmt {
- public:
-  Stmt(sqlite3* db, const std::string& sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr) != SQLITE_OK)
-      throw std::runtime_error(std::string("results store: ") + sqlite3_errmsg(db));
-  }
-  ~Stmt() { sqlite3_finalize(s_); }
-  Stmt& bind(int i, const std::string& v) {
-    sqlite3_bind_text(s_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Stmt& bind(int i, double v) {
-    sqlite3_bind_double(s_, i, v);
-    return *this;
-  }
-  Stmt& bind(int i, int64_t v) {
-    sqlite3_bind_int64(s_, i, v);
-    return *this;
-  }
-  Stmt& bind(int i, int v) { return bind(i, static_cast<int64_t>(v)); }
-  bool step() {
-    int r = sqlite3_step(s_);
-    if (r == SQLITE_ROW) return true;
-    if (r == SQLITE_DONE) return false;
-    throw std::runtime_error(std::string("results store: ") + sqlite3_errmsg(db_));
-  }
-  std::string text(int i) const {
-    const unsigned char* t = sqlite3_column_text(s_, i);
-    return t ? reinterpret_cast<const char*>(t) : "";
-  }
-  double real(int i) const { return sqlite3_column_double(s_, i); }
-  int64_t integer(int i) const { return sqlite3_column_int64(s_, i); }
-  bool is_null(int i) const { return sqlite3_column_type(s_, i) == SQLITE_NULL; }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* s_ = nullptr;
-};
+namespace {
 
 nlohmann::json timing_json(const TimingStats& t) { return t.ms; }
 
@@ -164,6 +131,13 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
       exec("BEGIN");
       exec("ALTER TABLE agent_steps ADD COLUMN seconds REAL NOT NULL DEFAULT 0");
       exec("PRAGMA user_version=6");
+      exec("COMMIT");
+      version = 6;
+    }
+    if (version == 6) {  // a new table: nothing stored before changes
+      exec("BEGIN");
+      create_llm_tables();
+      exec("PRAGMA user_version=7");
       exec("COMMIT");
     }
     exec("CREATE TABLE IF NOT EXISTS peaks (machine TEXT NOT NULL, device TEXT NOT NULL, gflops REAL NOT NULL, "

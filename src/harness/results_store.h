@@ -34,6 +34,29 @@ struct StepRecord {
   Evaluation eval;
 };
 
+// One request to a language model (direct generation, or a turn of an LLM agent), as stored: what
+// was sent, what came back, what it cost, and what became of its code. Never the endpoint's key.
+struct LlmRequestRecord {
+  std::string task;
+  int sample = 0, turn = 0;  // generation: the sample, turn 0; an agent: sample 0, its turns in order
+  std::string prompt_version, model, endpoint;
+  nlohmann::json messages = nlohmann::json::array();  // [{"role", "content"}] as sent
+  std::string reply, finish_reason;
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+  double cost = 0, latency_s = 0;
+  int http_attempts = 0, http_status = 0;
+  std::string failure, error;  // the call's failure ("" when a reply came), and its message
+  std::string code_status;     // what the reply's code was: "ok", "no code", "wrong language" ("" without a reply)
+  std::string file, file_hash; // the submission file its code became, and the hash of its text
+  std::string created;
+};
+
+// What a run's requests have spent so far (a resumed run's budget starts from it).
+struct LlmSpend {
+  int64_t requests = 0, prompt_tokens = 0, completion_tokens = 0;
+  double cost = 0;
+};
+
 struct RunInfo {
   int64_t id = 0;
   std::string created, key, backend, device;
@@ -71,10 +94,18 @@ class ResultsStore {
   void forget_steps(int64_t run, const std::string& task, int from);
   std::vector<std::string> step_tasks(int64_t run);
 
+  // Requests to language models (results_store_llm.cpp): each in its own transaction as it ends (a
+  // request of the same run, task, sample and turn replaces the one before), read back in order.
+  void put_llm_request(int64_t run, const LlmRequestRecord& r);
+  std::vector<LlmRequestRecord> llm_requests(int64_t run);
+  std::optional<LlmRequestRecord> llm_request(int64_t run, const std::string& task, int sample, int turn);
+  LlmSpend llm_spend(int64_t run);
+
  private:
   sqlite3* db_ = nullptr;
   std::string path_;
   void exec(const std::string& sql);
+  void create_llm_tables();
 };
 
 }  // namespace ekb

@@ -2,6 +2,7 @@
 #include "harness/submissions.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -53,6 +54,41 @@ std::string raw_kinds_taken(Backend backend) {
   return backend == Backend::cpu ? ".c or .cpp" : backend == Backend::cuda ? ".cu" : ".cl";
 }
 
+namespace {
+
+// The failed samples a generation's manifest lists, for which no file gave the sample.
+void add_failed_samples(const fs::path& manifest, const Suite& suite, const std::string& tasks_glob,
+                        const std::map<std::pair<std::string, int>, std::string>& seen, SubmissionSet& out) {
+  std::ifstream f(manifest);
+  nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("failed") || !j["failed"].is_array()) {
+    out.problems.push_back(fmt::format("{}: not a generation manifest (expected {{\"failed\": [...]}})", manifest.string()));
+    return;
+  }
+  for (const auto& e : j["failed"]) {
+    if (!e.is_object() || !e.contains("task") || !e["task"].is_string() || !e.contains("sample") || !e["sample"].is_number_integer()) {
+      out.problems.push_back(fmt::format("{}: an entry without a task and a sample: {}", manifest.string(), e.dump()));
+      continue;
+    }
+    std::string task = e["task"], outcome = e.value("outcome", "no code");
+    int sample = e["sample"];
+    if (!suite.find(task)) {
+      out.problems.push_back(fmt::format("{}: no task named `{}`", manifest.string(), task));
+      continue;
+    }
+    if (!tasks_glob.empty() && fnmatch(tasks_glob.c_str(), task.c_str(), 0) != 0) continue;
+    if (seen.count({task, sample})) continue;  // a file gives the sample after all
+    std::optional<Outcome> o = find_outcome(outcome);
+    if (!o) {
+      out.problems.push_back(fmt::format("{}: unknown outcome `{}` for sample {} of `{}`", manifest.string(), outcome, sample, task));
+      continue;
+    }
+    out.items.push_back({task, manifest.string(), SourceKind::ekb, sample, "", o, e.value("message", "")});
+  }
+}
+
+}  // namespace
+
 SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const std::string& tasks_glob) {
   SubmissionSet out;
   std::error_code ec;
@@ -61,11 +97,16 @@ SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const
   for (const auto& t : suite.tasks()) names.push_back(t.name);
   std::map<std::pair<std::string, int>, std::string> seen;
   std::vector<fs::path> files;
+  std::optional<fs::path> manifest;
   for (const auto& e : fs::directory_iterator(dir, ec)) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const auto& path : files) {
     std::string file = path.filename().string();
     if (file.starts_with(".")) continue;  // hidden files (editor swap files, .gitkeep)
+    if (file == kGenerationManifest) {
+      manifest = path;
+      continue;
+    }
     if (!fs::is_regular_file(path, ec)) {
       out.problems.push_back(fmt::format("{}: not a regular file", path.string()));
       continue;
@@ -102,8 +143,9 @@ SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const
       out.problems.push_back(fmt::format("{}: sample {} of `{}` is also given by {}", path.string(), sample, stem, it->second));
       continue;
     }
-    out.items.push_back({stem, path.string(), *kind, sample, std::move(text)});
+    out.items.push_back({stem, path.string(), *kind, sample, std::move(text), std::nullopt, ""});
   }
+  if (manifest) add_failed_samples(*manifest, suite, tasks_glob, seen, out);
   std::sort(out.items.begin(), out.items.end(),
             [](const Submission& a, const Submission& b) { return std::tie(a.task, a.sample) < std::tie(b.task, b.sample); });
   return out;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/outcome.h"
 #include "suite/suite.h"
 #include "target/backend.h"
 
@@ -22,7 +23,16 @@ struct Submission {
   SourceKind kind = SourceKind::ekb;
   int sample = 0;
   std::string text;
+  // A sample a generation listed as failed (its manifest, below) instead of a file: the attempt's outcome and why.
+  std::optional<Outcome> failed = std::nullopt;
+  std::string failure_message = "";
 };
+
+// The file `ekb generate` writes beside its samples, listing the samples that gave no file (no code
+// in the reply, the wrong language, no reply): {"failed": [{"task", "sample", "outcome", "message"}]}.
+// scan_submissions turns each into a failed submission, so that a directory scored by `ekb eval`
+// counts every sample that was asked for.
+inline constexpr const char* kGenerationManifest = "ekb_generation.json";
 
 struct SubmissionSet {
   std::vector<Submission> items;      // sorted by task, then sample

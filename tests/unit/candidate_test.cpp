@@ -3,30 +3,16 @@
 // the task's input distributions replace the candidate's, and parameters keep the task's order.
 #include <gtest/gtest.h>
 
+#include "rowscale_task.h"
+
 #include "eval/candidate.h"
 #include "ir/check.h"
 
 namespace ekb {
 namespace {
 
-const char* kTaskText = R"(kernel rowscale
-  category normalization
-  domain general
-  dim R = 8, C = 32
-  in X : f32[R, C]
-  in W : f32[C] ~ positive(0.5, 2)
-  out Y : f32[R, C]
-  S[r] = sum(c) X[r, c]
-  Y[r, c] = X[r, c] * W[c] / S[r]
-)";
-
-Task task() {
-  Task t;
-  t.name = "rowscale";
-  t.text = kTaskText;
-  t.program = load_program(std::make_shared<SourceFile>("rowscale.ekb", kTaskText));
-  return t;
-}
+const char* kTaskText = test::kRowscaleText;
+Task task() { return test::rowscale_task(); }
 
 std::string with(const std::string& from, const std::string& to) {
   std::string s = kTaskText;

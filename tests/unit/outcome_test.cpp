@@ -18,7 +18,7 @@ TEST(Outcome, TheTableListsEveryKindOnceInOrderAndNamesReadBack) {
     EXPECT_EQ(find_outcome(t[i].name), t[i].outcome);
     EXPECT_STRNE(t[i].hint, "") << t[i].name;
   }
-  EXPECT_EQ(t.back().outcome, Outcome::internal);  // the last enumerator: nothing left out
+  EXPECT_EQ(t.back().outcome, Outcome::no_reply);  // the last enumerator: nothing left out
 }
 
 TEST(Outcome, FlagsSayWhatCompiledAndWhoseFaultItIs) {
@@ -29,6 +29,13 @@ TEST(Outcome, FlagsSayWhatCompiledAndWhoseFaultItIs) {
   EXPECT_FALSE(outcome_info(Outcome::baseline).candidate_fault);
   EXPECT_FALSE(outcome_info(Outcome::unavailable).candidate_fault);
   EXPECT_FALSE(outcome_info(Outcome::internal).candidate_fault);
+  // A model's reply without code (or in another language) is the model's failure and compiled nothing;
+  // a request that got no reply is the endpoint's.
+  EXPECT_TRUE(outcome_info(Outcome::no_code).candidate_fault);
+  EXPECT_FALSE(outcome_info(Outcome::no_code).compiled);
+  EXPECT_TRUE(outcome_info(Outcome::wrong_language).candidate_fault);
+  EXPECT_FALSE(outcome_info(Outcome::no_reply).candidate_fault);
+  EXPECT_FALSE(outcome_info(Outcome::no_reply).compiled);
 }
 
 TEST(Outcome, OlderAndWorkerSpellingsAndUnknownNames) {

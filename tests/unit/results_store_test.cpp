@@ -128,6 +128,11 @@ TEST(ResultsStore, AVersion1StoreIsUpgradedWithEveryAttemptKept) {
   s.put_step(1, st);
   ASSERT_EQ(s.steps(1, "relu").size(), 1u);
   EXPECT_DOUBLE_EQ(s.steps(1, "relu")[0].eval.seconds, 2.5);
+  LlmRequestRecord q;  // and the language models' table, added by the last upgrade
+  q.task = "relu";
+  q.cost = 0.5;
+  s.put_llm_request(1, q);
+  EXPECT_DOUBLE_EQ(s.llm_spend(1).cost, 0.5);
 }
 
 TEST(ResultsStore, IntervalsNoisyFlagsAndTimeOutsideTheKernelAreStoredPerAttempt) {
@@ -184,6 +189,70 @@ TEST(ResultsStore, AgentStepsAreStoredReplacedAndForgotten) {
   s.forget_steps(r.id, "t", 2);
   EXPECT_EQ(s.steps(r.id, "t").size(), 2u);
   EXPECT_EQ(s.step_tasks(r.id), std::vector<std::string>{"t"});
+}
+
+}  // namespace
+}  // namespace ekb
+
+namespace ekb {
+namespace {
+
+TEST(ResultsStore, LanguageModelRequestsAreStoredReplacedAndSummed) {
+  std::string path = temp_path("llm.db");
+  {
+    ResultsStore s(path);
+    RunInfo r = s.open_run("{\"command\":\"generate\"}", "cpu", "host", nlohmann::json::object());
+    LlmRequestRecord q;
+    q.task = "t";
+    q.sample = 1;
+    q.prompt_version = "1-abcdef01";
+    q.model = "m";
+    q.endpoint = "http://127.0.0.1:1/v1 (model m)";
+    q.messages = {{{"role", "user"}, {"content", "write it"}}};
+    q.reply = "```c\nvoid f(void) {}\n```";
+    q.prompt_tokens = 100;
+    q.completion_tokens = 20;
+    q.cost = 0.25;
+    q.latency_s = 1.5;
+    q.http_attempts = 2;
+    q.http_status = 200;
+    q.code_status = "ok";
+    q.file = "t.s1.c";
+    q.file_hash = "0123";
+    s.put_llm_request(r.id, q);
+    LlmRequestRecord f = q;
+    f.sample = 0;
+    f.reply = "";
+    f.failure = "timeout";
+    f.error = "no answer within 1 s";
+    f.prompt_tokens = f.completion_tokens = 0;
+    f.cost = 0;
+    f.file = f.file_hash = f.code_status = "";
+    s.put_llm_request(r.id, f);
+    LlmSpend sp = s.llm_spend(r.id);
+    EXPECT_EQ(sp.requests, 2);
+    EXPECT_EQ(sp.prompt_tokens, 100);
+    EXPECT_EQ(sp.completion_tokens, 20);
+    EXPECT_DOUBLE_EQ(sp.cost, 0.25);
+    // The same (run, task, sample, turn) replaces the one before: a request asked again.
+    f.failure = "";
+    f.reply = "none";
+    f.code_status = "no code";
+    s.put_llm_request(r.id, f);
+    EXPECT_EQ(s.llm_spend(r.id).requests, 2);
+  }
+  ResultsStore s(path);  // read back from the file
+  std::vector<LlmRequestRecord> all = s.llm_requests(1);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].sample, 0);
+  EXPECT_EQ(all[0].code_status, "no code");
+  EXPECT_EQ(all[1].messages[0]["content"], "write it");
+  EXPECT_EQ(all[1].reply, "```c\nvoid f(void) {}\n```");
+  EXPECT_EQ(all[1].http_attempts, 2);
+  EXPECT_EQ(all[1].file, "t.s1.c");
+  EXPECT_FALSE(all[1].created.empty());
+  EXPECT_FALSE(s.llm_request(1, "t", 5, 0));
+  EXPECT_EQ(s.llm_request(1, "t", 1, 0)->latency_s, 1.5);
 }
 
 }  // namespace
