@@ -198,6 +198,50 @@ TEST(LlmModes, LekaWithAModelClassifiesEveryReplyAndKeepsTheFasterCorrectProgram
   EXPECT_EQ(r["attempts"][0]["status"], "ok");
 }
 
+TEST(LlmModes, AKilledLlmAgentResumesWithoutAskingOrMeasuringItsStoredTurnsAgain) {
+  EKB_SKIP_WITHOUT_SCRIPTED_SERVER();
+  Env e;
+  json s = script("leka_llm_layernorm.json");
+  for (auto& r : s["replies"]) r["delay_ms"] = 400;  // time to kill it between turns
+  ScriptedServer server(e.dir, s);
+  ASSERT_TRUE(server.ready());
+  std::string args = std::string("agent --policy llm --tasks ") + kTask + " --budget 8 --json --out " + (e.dir.path / "t").string() +
+                     llm_flags(server) + " --db " + e.db();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("EKB_LLM_API_KEY", kKey, 1);
+    execl("/bin/sh", "sh", "-c", ("exec " + std::string(EKB_BINARY) + " " + args + " > /dev/null 2>&1").c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  while (server.requests().size() < 4 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(pid, SIGKILL);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFSIGNALED(st)) << "the agent finished before it could be killed";
+  size_t asked_before = server.requests().size();
+  CommandResult again;
+  json j = e.ekb_json(args.substr(0, args.find(" --db ")), &again);
+  ASSERT_EQ(again.status, 0) << again.out;
+  ASSERT_TRUE(j.is_object());
+  // Six turns in all: those answered before the kill are replayed from the store, at most the one in
+  // flight is asked again.
+  EXPECT_GE(asked_before, 4u);
+  EXPECT_LE(server.requests().size(), 6u + 1u);
+  json tr = trajectory(e, j["run"]);
+  std::vector<std::string> outcomes;
+  for (const auto& step : tr["steps"]) outcomes.push_back(step["status"]);
+  // The turns answered before the kill kept their outcomes (the one in flight was asked again, and the
+  // scripted server, which hands out each canned reply once, answered it with the next one).
+  std::vector<std::string> want{"ok", "no code", "wrong", "compile"};
+  ASSERT_GE(outcomes.size(), asked_before);
+  for (size_t i = 0; i + 1 < asked_before && i < want.size(); ++i) EXPECT_EQ(outcomes[i], want[i]) << "step " << i;
+  EXPECT_LE(outcomes.size(), 8u);
+  EXPECT_LE(tr["model_turns"].size(), 6u) << "one stored request per turn, none twice";
+  EXPECT_GE(tr["model_turns"].size(), asked_before - 1);
+}
+
 TEST(LlmModes, TheFreeFormLoopCatchesACheatingKernelAndKeepsTheBestCorrectSource) {
   EKB_SKIP_WITHOUT_SCRIPTED_SERVER();
   Env e;
