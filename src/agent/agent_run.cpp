@@ -1,8 +1,8 @@
 // The agent over tasks, with the store and the output directory (agent_run.h).
 #include "agent/agent_run.h"
+#include "util/text_hash.h"
 
 #include <fmt/format.h>
-#include <xxhash.h>
 
 #include <filesystem>
 #include <fstream>
@@ -86,7 +86,7 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
       out.steps = static_cast<int>(steps.size());
       if (!fs::exists(out.path))
         for (auto it = steps.rbegin(); it != steps.rend(); ++it)
-          if (it->accepted || it->step == 0) {
+          if ((it->accepted || it->step == 0) && !it->program.empty()) {  // (a free-form step without code has none)
             write_atomically(out.path, it->program);
             break;
           }
@@ -97,16 +97,20 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
     out.best.task = t->name;
     out.best.sample = 0;
     out.best.candidate_path = out.path;
+    std::optional<LlmTaskContext> c;
+    std::optional<ModelTurns> turns;
+    LlmLoopOptions lo{o.search.budget, o.search.time_limit_s, 2, o.search.confirm};
+    if (llm_run) {
+      c = LlmTaskContext{t, dev, Roofline{peaks.gflops, peaks.gbps}, stored_baseline(store, t->name, dev.name), o.llm->templates};
+      turns.emplace(llm_run->client, store, run.id, t->name, o.llm->templates->version(), lang);
+    }
     if (raw) {
       // The free-form loop: raw source, measured as a submission of the backend's raw kind.
-      LlmTaskContext c{t, dev, Roofline{peaks.gflops, peaks.gbps}, stored_baseline(store, t->name, dev.name), o.llm->templates};
-      ModelTurns turns(llm_run->client, store, run.id, t->name, o.llm->templates->version(), lang);
       RawMeasure measure = [&](const std::string& source, bool full_timing) {
         Submission sub{t->name, out.path, lang.kind, 0, source, std::nullopt, ""};
         return evaluate_submission(*t, sub, dev, full_timing ? full : eo).eval;
       };
-      LlmLoopOptions lo{o.search.budget, o.search.time_limit_s, 2, o.search.confirm};
-      RawLoopResult r = llm_raw_loop(c, measure, turns, store, run.id, lo, [&](const StepRecord& s) {
+      RawLoopResult r = llm_raw_loop(*c, measure, *turns, store, run.id, lo, [&](const StepRecord& s) {
         if (on_step) {
           Step st{s.step, AgentLayer::schedule, s.action, AgentProgram{}, 0, s.eval, s.accepted};
           on_step(t->name, st);
@@ -119,7 +123,7 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
         return *store.run(run.id);  // unfinished: a larger budget resumes it
       }
       if (!r.best_source.empty()) write_atomically(out.path, r.best_source);
-      out.best.candidate_hash = fmt::format("{:016x}", XXH3_64bits(r.best_source.data(), r.best_source.size()));
+      out.best.candidate_hash = text_hash_hex(r.best_source);
       out.best.eval = r.best_eval;
       store.add_attempt(run.id, out.best);
       if (on_task) on_task(out);
@@ -133,10 +137,7 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
     };
     SearchResult r;
     if (o.policy == Policy::llm) {
-      LlmTaskContext c{t, dev, Roofline{peaks.gflops, peaks.gbps}, stored_baseline(store, t->name, dev.name), o.llm->templates};
-      ModelTurns turns(llm_run->client, store, run.id, t->name, o.llm->templates->version(), lang);
-      LlmLoopOptions lo{o.search.budget, o.search.time_limit_s, 2, o.search.confirm};
-      r = llm_layered_loop(c, start, m, turns, &log, lo, step_progress);
+      r = llm_layered_loop(*c, start, m, *turns, &log, lo, step_progress);
       if (r.stopped == "token budget") {
         out.steps = static_cast<int>(r.steps.size());
         out.stopped = r.stopped;

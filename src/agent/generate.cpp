@@ -1,8 +1,8 @@
 // Direct generation over tasks and samples (generate.h).
 #include "agent/generate.h"
+#include "util/text_hash.h"
 
 #include <fmt/format.h>
-#include <xxhash.h>
 
 #include <atomic>
 #include <filesystem>
@@ -20,8 +20,6 @@ namespace ekb::agent {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string text_hash(const std::string& text) { return fmt::format("{:016x}", XXH3_64bits(text.data(), text.size())); }
 
 
 // The outcome a stored request stands for when it gave no file.
@@ -86,13 +84,15 @@ GenerateSummary run_generation(const std::vector<const Task*>& tasks, const Devi
   struct Item {
     const Task* task;
     int sample;
-    Prompt prompt;
+    const Prompt* prompt;  // the task's, shared by its samples
   };
+  std::vector<Prompt> prompts;
+  prompts.reserve(tasks.size());
   std::vector<Item> todo;
   std::mutex store_mu;  // the store and the callback, from the request threads
   for (const Task* t : tasks) {
     std::optional<StoredBaseline> baseline = stored_baseline(store, t->name, dev.name);
-    Prompt prompt = generation_prompt(templates, PromptContext{t, o.mode, dev, baseline});
+    const Prompt& prompt = prompts.emplace_back(generation_prompt(templates, PromptContext{t, o.mode, dev, baseline}));
     for (int s = 0; s < o.samples; ++s) {
       std::optional<LlmRequestRecord> r = store.llm_request(run, t->name, s, 0);
       if (r && (r->failure.empty() || !o.retry_failed)) {
@@ -106,7 +106,7 @@ GenerateSummary run_generation(const std::vector<const Task*>& tasks, const Devi
         if (on_sample) on_sample(GeneratedSample{*r, true});
         continue;
       }
-      todo.push_back({t, s, prompt});
+      todo.push_back({t, s, &prompt});
     }
   }
 
@@ -123,19 +123,19 @@ GenerateSummary run_generation(const std::vector<const Task*>& tasks, const Devi
       size_t i = next++;
       if (i >= todo.size()) return;
       const Item& it = todo[i];
-      llm::ChatReply reply = client.complete(it.prompt.messages);
+      llm::ChatReply reply = client.complete(it.prompt->messages);
       if (reply.failure == llm::CallFailure::budget) {
         std::lock_guard<std::mutex> lock(store_mu);
         if (!stop.exchange(true)) stop_reason = reply.error;
         return;
       }
       ReplyCode c;
-      LlmRequestRecord r = request_record(it.task->name, it.sample, 0, it.prompt.version, endpoint, it.prompt.messages, reply, lang, &c);
+      LlmRequestRecord r = request_record(it.task->name, it.sample, 0, it.prompt->version, endpoint, it.prompt->messages, reply, lang, &c);
       std::string code;
       if (reply.ok() && c.status == ReplyCodeStatus::ok) {
         code = c.code;
         r.file = sample_file_name(r.task, r.sample, lang.kind);
-        r.file_hash = text_hash(code);
+        r.file_hash = text_hash_hex(code);
       }
       std::lock_guard<std::mutex> lock(store_mu);
       store.put_llm_request(run, r);  // stored first: a kill before the file is written loses nothing

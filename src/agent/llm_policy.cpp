@@ -1,8 +1,8 @@
 // LEKA's LLM policy and the free-form loop (llm_policy.h).
 #include "agent/llm_policy.h"
+#include "util/text_hash.h"
 
 #include <fmt/format.h>
-#include <xxhash.h>
 
 #include <cmath>
 #include <map>
@@ -217,7 +217,6 @@ SearchResult llm_layered_loop(const LlmTaskContext& c, const AgentProgram& start
         ModelTurns::Turn t = turns.ask(index + 1, messages);
         if (t.refused) {
           r.stopped = "token budget";
-          r.budget_refusal = t.refusal;
           stop = true;
           break;
         }
@@ -308,7 +307,7 @@ RawLoopResult llm_raw_loop(const LlmTaskContext& c, const RawMeasure& measure, M
   };
   auto record = [&](StepRecord s) {
     s.task = c.task->name;
-    s.program_hash = fmt::format("{:016x}", XXH3_64bits(s.program.data(), s.program.size()));
+    s.program_hash = text_hash_hex(s.program);
     store.put_step(run, s);
     ++r.steps;
     if (progress) progress(s);

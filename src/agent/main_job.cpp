@@ -1,8 +1,8 @@
 // The main job (main_job.h).
 #include "agent/main_job.h"
+#include "util/text_hash.h"
 
 #include <fmt/format.h>
-#include <xxhash.h>
 
 #include <filesystem>
 #include <set>
@@ -37,7 +37,7 @@ MainJobResult run_main_job(const Suite& suite, const std::vector<const Task*>& t
   std::erase_if(subs.items, [&](const Submission& s) { return !wanted.count(s.task); });
   nlohmann::json eval_key = key;
   eval_key["phase"] = "re-score";
-  for (const auto& s : subs.items) eval_key["files"].push_back({s.path, fmt::format("{:016x}", XXH3_64bits(s.text.data(), s.text.size()))});
+  for (const auto& s : subs.items) eval_key["files"].push_back({s.path, text_hash_hex(s.text)});
   r.eval_run = evaluate_run(suite, subs, eval_key, dev, store, o.agent.timing);
   r.rescored = store.attempts(r.eval_run.id);
   return r;

@@ -87,7 +87,6 @@ struct SearchResult {
   std::string stopped;   // why it stopped: "budget", "time limit", "converged"
   bool best_is_start = false;  // no candidate beat the start (the baseline itself) beyond its noise
   bool unconfirmed = false;    // the best found did not hold when measured again: the start is kept
-  std::string budget_refusal;  // the LLM policy: why the model's budget refused a request ("" when it did not)
 };
 
 // Searches from `start` (normally the task's default schedule, which is the baseline) on `target`.

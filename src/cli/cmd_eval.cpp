@@ -2,12 +2,12 @@
 // sandboxed worker), stored in the results store as it ends, then the metrics; resumable.
 // `ekb results [RUN]`: what the store holds. `ekb devices`: the device profiles.
 #include <fmt/format.h>
-#include <xxhash.h>
 
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "util/text_hash.h"
 #include "cli/eval_report.h"
 #include "eval/report.h"
 #include "eval/run.h"
@@ -25,7 +25,7 @@ std::string default_db() {
 }
 
 std::string hash_hex(const std::string& text) {
-  return fmt::format("{:016x}", XXH3_64bits(text.data(), text.size()));
+  return text_hash_hex(text);
 }
 
 void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,

@@ -1,8 +1,8 @@
 // One attempt, built and evaluated (evaluator.h).
 #include "eval/evaluator.h"
+#include "util/text_hash.h"
 
 #include <fmt/format.h>
-#include <xxhash.h>
 
 namespace ekb {
 
@@ -40,7 +40,7 @@ AttemptRecord evaluate_submission(const Task& task, const Submission& s, const D
   a.task = s.task;
   a.sample = s.sample;
   a.candidate_path = s.path;
-  a.candidate_hash = fmt::format("{:016x}", XXH3_64bits(s.text.data(), s.text.size()));
+  a.candidate_hash = text_hash_hex(s.text);
   if (s.failed) {  // a generated sample that gave no code: nothing to build
     a.eval.outcome = *s.failed;
     a.eval.message = s.failure_message;

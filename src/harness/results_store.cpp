@@ -288,6 +288,17 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
   return out;
 }
 
+std::optional<std::pair<int64_t, TimingStats>> ResultsStore::newest_baseline(const std::string& task, const std::string& device) {
+  Stmt s(db_, "SELECT a.run, a.baseline_ms FROM attempts a JOIN runs r ON r.id = a.run WHERE a.task = ? AND r.device = ? "
+              "ORDER BY a.run DESC, a.sample");
+  s.bind(1, task).bind(2, device);
+  while (s.step()) {
+    TimingStats t = timing_from(s.text(1));
+    if (t.median > 0) return std::make_pair(s.integer(0), t);
+  }
+  return std::nullopt;
+}
+
 void ResultsStore::put_step(int64_t run, const StepRecord& st) {
   Stmt s(db_,
          "INSERT OR REPLACE INTO agent_steps (run, task, step, layer, action, program, program_hash, predicted_ms, accepted, status, "

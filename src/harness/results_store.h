@@ -86,6 +86,8 @@ class ResultsStore {
   std::vector<RunInfo> runs();
   std::optional<RunInfo> run(int64_t id);
   std::vector<AttemptRecord> attempts(int64_t run);
+  // The newest attempt at `task` on `device` that timed the baseline: its run and the baseline's times.
+  std::optional<std::pair<int64_t, TimingStats>> newest_baseline(const std::string& task, const std::string& device);
 
   // An agent's trajectory: each step in its own transaction (a step of the same index replaces the
   // one before), read back in order.

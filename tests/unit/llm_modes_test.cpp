@@ -117,28 +117,36 @@ TEST(LlmModes, ABudgetStopsTheGenerationCleanlyAndALargerOneResumesIt) {
   for (int s = 0; s < 5; ++s) EXPECT_TRUE(fs::exists(e.dir.path / "gen" / ("layernorm_64x128.s" + std::to_string(s) + ".ekb"))) << s;
 }
 
+// Runs ekb with `args` (and the key) in the background and kills it with SIGKILL once the server has
+// received `requests` requests; returns how many it had received by then, or 0 when ekb ended on its
+// own first (the test then fails: it could not be killed mid-run).
+size_t kill_after_requests(const Env& e, const ScriptedServer& server, const std::string& args, size_t requests) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("EKB_LLM_API_KEY", kKey, 1);
+    std::string line = "exec " + std::string(EKB_BINARY) + " " + args + " --db " + e.db() + " > /dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", line.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  while (server.requests().size() < requests && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(pid, SIGKILL);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  return WIFSIGNALED(st) ? server.requests().size() : 0;
+}
+
 TEST(LlmModes, AKilledGenerationResumesWithoutAskingAnythingTwice) {
   EKB_SKIP_WITHOUT_SCRIPTED_SERVER();
   Env e;
   ScriptedServer server(e.dir, json{{"replies", json::array()}, {"default", {{"echo_fenced", "ekb"}, {"delay_ms", 300}}}});
   ASSERT_TRUE(server.ready());
   std::string args = std::string("generate --tasks ") + kTask + " --samples 6 --concurrency 1 --out " + (e.dir.path / "gen").string() +
-                     llm_flags(server) + " --db " + e.db();
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setenv("EKB_LLM_API_KEY", kKey, 1);
-    execl("/bin/sh", "sh", "-c", ("exec " + std::string(EKB_BINARY) + " " + args + " > /dev/null 2>&1").c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  auto t0 = std::chrono::steady_clock::now();
-  while (server.requests().size() < 3 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ::kill(pid, SIGKILL);
-  int st = 0;
-  ::waitpid(pid, &st, 0);
-  ASSERT_TRUE(WIFSIGNALED(st)) << "the generation ended before it could be killed";
-  size_t asked_before = server.requests().size();
-  CommandResult again = e.ekb(args.substr(0, args.find(" --db ")));
+                     llm_flags(server);
+  size_t asked_before = kill_after_requests(e, server, args, 3);
+  ASSERT_GT(asked_before, 0u) << "the generation ended before it could be killed";
+  CommandResult again = e.ekb(args);
   ASSERT_EQ(again.status, 0) << again.out;
   // At most the request in flight when it was killed is asked again: its reply never arrived.
   EXPECT_LE(server.requests().size(), 6u + 1u);
@@ -206,23 +214,11 @@ TEST(LlmModes, AKilledLlmAgentResumesWithoutAskingOrMeasuringItsStoredTurnsAgain
   ScriptedServer server(e.dir, s);
   ASSERT_TRUE(server.ready());
   std::string args = std::string("agent --policy llm --tasks ") + kTask + " --budget 8 --json --out " + (e.dir.path / "t").string() +
-                     llm_flags(server) + " --db " + e.db();
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setenv("EKB_LLM_API_KEY", kKey, 1);
-    execl("/bin/sh", "sh", "-c", ("exec " + std::string(EKB_BINARY) + " " + args + " > /dev/null 2>&1").c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  auto t0 = std::chrono::steady_clock::now();
-  while (server.requests().size() < 4 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ::kill(pid, SIGKILL);
-  int st = 0;
-  ::waitpid(pid, &st, 0);
-  ASSERT_TRUE(WIFSIGNALED(st)) << "the agent finished before it could be killed";
-  size_t asked_before = server.requests().size();
+                     llm_flags(server);
+  size_t asked_before = kill_after_requests(e, server, args, 4);
+  ASSERT_GT(asked_before, 0u) << "the agent finished before it could be killed";
   CommandResult again;
-  json j = e.ekb_json(args.substr(0, args.find(" --db ")), &again);
+  json j = e.ekb_json(args, &again);
   ASSERT_EQ(again.status, 0) << again.out;
   ASSERT_TRUE(j.is_object());
   // Six turns in all: those answered before the kill are replayed from the store, at most the one in

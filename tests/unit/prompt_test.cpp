@@ -138,6 +138,33 @@ TEST(TaskPrompt, RawPromptsCarryTheAbiOfTheirBackend) {
   EXPECT_NE(cl.messages[1].content.find("```opencl\n"), std::string::npos);
 }
 
+TEST(TaskPrompt, TheBaselineTimeIsTheNewestStoredOnTheDevice) {
+  fs::path d = temp_dir("baseline");
+  ResultsStore store((d / "r.db").string());
+  auto add = [&](const std::string& device, nlohmann::json env, std::vector<double> baseline_ms) {
+    RunInfo r = store.open_run(std::to_string(store.runs().size()), "cpu", device, env);
+    AttemptRecord a;
+    a.task = "rowscale";
+    a.eval.baseline = summarize_times(baseline_ms);
+    store.add_attempt(r.id, a);
+    store.finish_run(r.id);
+    return r.id;
+  };
+  EXPECT_FALSE(stored_baseline(store, "rowscale", "host"));
+  add("host", nlohmann::json::object(), {1.0, 2.0, 3.0});
+  int64_t warm = add("host", {{"timing", "warm"}}, {0.5, 0.5, 0.5});
+  add("edge-1core", nlohmann::json::object(), {9.0});
+  add("host", nlohmann::json::object(), {});  // a failed attempt times nothing
+  auto b = stored_baseline(store, "rowscale", "host");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->run, warm);
+  EXPECT_DOUBLE_EQ(b->ms, 0.5);
+  EXPECT_EQ(b->timing, "warm");
+  EXPECT_DOUBLE_EQ(stored_baseline(store, "rowscale", "edge-1core")->ms, 9.0);
+  EXPECT_FALSE(stored_baseline(store, "other", "host"));
+  fs::remove_all(d);
+}
+
 TEST(ReplyCode, TakesTheBlockOfTheLanguageAskedFor) {
   CodeLanguage ekb = code_language(CodeMode::ir, Backend::cpu);
   ReplyCode r = extract_code("Here:\n```python\nprint(1)\n```\nand\n```ekb\nkernel a\n```\nthen\n```EKB\nkernel b\n```\n", ekb);

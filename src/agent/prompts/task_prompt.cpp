@@ -7,6 +7,7 @@
 
 #include "codegen/c_printer.h"
 #include "codegen/dialect.h"
+#include "eval/report.h"
 #include "loops/graph.h"
 
 namespace ekb::agent {
@@ -30,16 +31,9 @@ CodeLanguage code_language(CodeMode mode, Backend backend) {
 }
 
 std::optional<StoredBaseline> stored_baseline(ResultsStore& store, const std::string& task, const std::string& device) {
-  auto runs = store.runs();
-  for (auto r = runs.rbegin(); r != runs.rend(); ++r) {
-    if (r->device != device) continue;
-    for (const auto& a : store.attempts(r->id))
-      if (a.task == task && a.eval.baseline.median > 0) {
-        std::string timing = r->env.is_object() && r->env.contains("timing") && r->env["timing"].is_string() ? r->env["timing"].get<std::string>() : "cold";
-        return StoredBaseline{a.eval.baseline.median, r->id, timing};
-      }
-  }
-  return std::nullopt;
+  auto b = store.newest_baseline(task, device);
+  if (!b) return std::nullopt;
+  return StoredBaseline{b->second.median, b->first, timing_name(timing_of(*store.run(b->first)))};
 }
 
 std::string device_facts(const DeviceProfile& d) {
