@@ -105,6 +105,49 @@ class Evaluator {
     }
   }
 
+  // A recurrence: its steps in increasing order of the scan variable, each step's points (every
+  // other left-side variable, row-major) in chunks of kLanes; a step reads the steps before it.
+  void run_scan(const StageInfo& st, TensorData& out) {
+    st_ = &st;
+    std::unique_ptr<Node> root = build(*st.body);
+    Frame frame(st.vars.size());
+    std::vector<int64_t> strides(static_cast<size_t>(st.n_lhs), 1);
+    for (int v = st.n_lhs - 1; v > 0; --v) strides[v - 1] = strides[v] * st.vars[v].extent;
+    std::vector<int> others;  // the step's own variables, outermost first
+    std::vector<int64_t> extents;
+    for (int v = 0; v < st.n_lhs; ++v)
+      if (v != st.scan_var) {
+        others.push_back(v);
+        extents.push_back(st.vars[v].extent);
+      }
+    int64_t per_step = 1;
+    for (int64_t e : extents) per_step *= e;
+    std::vector<int64_t> flat(kLanes);
+    for (int64_t t = 0; t < st.vars[st.scan_var].extent; ++t) {
+      std::vector<int64_t> counter(extents.size(), 0);
+      for (int64_t start = 0; start < per_step; start += kLanes) {
+        int n = static_cast<int>(std::min<int64_t>(kLanes, per_step - start));
+        frame.n = n;
+        for (int l = 0; l < n; ++l) {
+          frame.storage[st.scan_var][l] = t;
+          flat[l] = t * strides[st.scan_var];
+          for (size_t k = 0; k < others.size(); ++k) {
+            frame.storage[others[k]][l] = counter[k];
+            flat[l] += counter[k] * strides[others[k]];
+          }
+          next_point(counter, extents);
+        }
+        Val val = eval(*root, frame, nullptr);
+        if (out.holds_float()) {
+          const double* src = root->fl ? val.f : to_double(*root, val, n);
+          for (int l = 0; l < n; ++l) out.f[flat[l]] = src[l];
+        } else {
+          for (int l = 0; l < n; ++l) out.i[flat[l]] = wrap_int(val.i[l], out.dtype);
+        }
+      }
+    }
+  }
+
  private:
   std::vector<TensorData>& store_;  // indexed by tensor id
   const StageInfo* st_ = nullptr;
@@ -558,6 +601,10 @@ namespace {
 constexpr int64_t kChunksPerThread = 16;
 
 void run_stage_on_threads(std::vector<TensorData>& store, const StageInfo& st, TensorData& out, unsigned threads) {
+  if (st.is_scan()) {  // steps in order, each on one thread (a step's points are the lanes)
+    Evaluator(store).run_scan(st, out);
+    return;
+  }
   int64_t total = out.size();
   int64_t chunks = (total + kLanes - 1) / kLanes;
   int64_t parts = std::min<int64_t>(threads, chunks / kChunksPerThread);

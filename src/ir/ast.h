@@ -105,11 +105,13 @@ struct TensorStmt {  // `in X : f32[N, C] ~ uniform(-1, 1)` or `out Y : f32[N]`
   std::optional<Distribution> dist;
 };
 
-struct StageStmt {  // `Y[i, j] = expr` (or `s = expr` for a scalar)
+struct StageStmt {  // `Y[i, j] = expr` (or `s = expr` for a scalar), or a recurrence `Y[t, j] = scan(t) expr`
   std::string name;
   Loc loc;
   bool bracketed = true;
   std::vector<IndexVarDecl> lhs;
+  std::string scan_var;  // the left-side variable a recurrence steps along; empty for a pure stage
+  Loc scan_loc;
   ExprPtr rhs;
 };
 

@@ -77,6 +77,7 @@ class KernelChecker {
   // per-stage state
   StageInfo* stage_ = nullptr;
   int stage_tensor_ = -1;
+  std::vector<Expr*> self_reads_;  // a recurrence's reads of its own values, in the stage being checked
   std::vector<std::pair<std::string, int>> scope_;  // name -> var id
   std::vector<const IndexVarDecl*> var_decls_;
   std::vector<std::vector<BareUse>> bare_uses_;
@@ -253,6 +254,8 @@ class KernelChecker {
       if (!declare_var(v, false)) continue;
     }
     st.n_lhs = static_cast<int>(st.vars.size());
+    self_reads_.clear();
+    if (!s.scan_var.empty()) declare_scan(s, st);
     resolve(*s.rhs);
 
     if (tensor >= 0) {
@@ -278,6 +281,13 @@ class KernelChecker {
       else if (is_int(target) && is_float(s.rhs->type))
         error(s.rhs->loc, fmt::format("`{}` is {}, but the value is a float", s.name, dtype_name(target)),
               "write an integer value, or convert explicitly, e.g. i32(round(x))");
+    } else if (st.is_scan()) {
+      // An intermediate recurrence reads its own values as f32 (declare it `out` for another type).
+      if (!is_float(s.rhs->type))
+        error(s.rhs->loc, fmt::format("the recurrence `{}` is an intermediate, which holds f32, but its value is {}", s.name,
+                                      dtype_name(s.rhs->type)),
+              fmt::format("declare `{}` as an output of the type it needs, or convert the value to f32", s.name));
+      target = DType::f32;
     } else {
       target = s.rhs->weak ? (is_float(s.rhs->type) ? DType::f32 : DType::i32) : s.rhs->type;
     }
@@ -312,6 +322,11 @@ class KernelChecker {
     }
     st.tensor = tensor;
     st.body = s.rhs.get();
+    if (st.is_scan() && !check_self_reads(s, st)) {
+      attempted_.insert(tensor);
+      stage_ = nullptr;
+      return;
+    }
     p_->tensors[tensor].stage = static_cast<int>(p_->stages.size());
     p_->stages.push_back(std::move(st));
     stage_ = nullptr;
@@ -432,7 +447,9 @@ class KernelChecker {
   bool is_defined_tensor(int t, Loc loc, const std::string& name) {
     if (t == stage_tensor_) {
       error(loc, fmt::format("stage `{}` reads itself", name),
-            "L0 stages are pure functions of earlier tensors; use a reduction like sum(k) for accumulation");
+            fmt::format("L0 stages are pure functions of earlier tensors: use a reduction like sum(k) for accumulation, or "
+                        "make `{}` a recurrence that reads its earlier steps: `{}[t, ...] = scan(t) ... {}[t - 1, ...] ...`",
+                        name, name, name));
       return false;
     }
     if (!defined_[t]) {
@@ -567,6 +584,10 @@ class KernelChecker {
 
   void resolve_access(Expr& e) {
     for (auto& a : e.args) resolve(*a);
+    if (stage_ && stage_->is_scan() && e.text == stage_->name) {
+      resolve_self_read(e);
+      return;
+    }
     auto g = globals_.find(e.text);
     if (g == globals_.end() || g->second.kind != Global::Kind::tensor) {
       if (g != globals_.end())
@@ -601,6 +622,76 @@ class KernelChecker {
         error(a.loc, fmt::format("index {} of `{}` is {}, but indices must be integers", i, e.text, dtype_name(a.type)),
               is_float(a.type) ? "convert explicitly, e.g. i32(floor(x))" : "use select(c, i, j) to choose an index");
     }
+  }
+
+  // ---------------- recurrences ----------------
+  // `scan(t)`: t must be one of the stage's left-side variables.
+  void declare_scan(const StageStmt& s, StageInfo& st) {
+    for (int i = 0; i < st.n_lhs; ++i)
+      if (st.vars[i].name == s.scan_var) st.scan_var = i;
+    if (st.scan_var < 0) {
+      std::vector<std::string> lhs;
+      for (int i = 0; i < st.n_lhs; ++i) lhs.push_back(st.vars[i].name);
+      error(s.scan_loc, fmt::format("`scan({})`: `{}` is not a left-side variable of `{}`", s.scan_var, s.scan_var, s.name),
+            lhs.empty() ? std::string("a recurrence steps along one of its own dimensions: write `S[t, ...] = scan(t) ...`")
+                        : fmt::format("name the variable the recurrence steps along, one of: {}", fmt::join(lhs, ", ")));
+    }
+    st.scan_local.assign(static_cast<size_t>(st.n_lhs), true);
+  }
+
+  // A read of the recurrence's own values; its tensor (an intermediate's) may not exist yet.
+  void resolve_self_read(Expr& e) {
+    e.id = stage_tensor_;
+    e.type = stage_tensor_ >= 0 ? p_->tensors[stage_tensor_].dtype : DType::f32;
+    for (size_t i = 0; i < e.args.size(); ++i)
+      if (e.args[i]->type == DType::boolean || is_float(e.args[i]->type))
+        error(e.args[i]->loc, fmt::format("index {} of `{}` is {}, but indices must be integers", i, e.text,
+                                          dtype_name(e.args[i]->type)),
+              "convert explicitly, e.g. i32(floor(x))");
+    self_reads_.push_back(&e);
+  }
+
+  // Every read of its own values is at an earlier step, `S[..., t - d, ...]` with a constant d >= 1;
+  // records which other dimensions each point keeps to itself.
+  bool check_self_reads(const StageStmt& s, StageInfo& st) {
+    if (self_reads_.empty()) {
+      error(s.scan_loc, fmt::format("`{}` is marked `scan({})` but never reads its own earlier values", s.name, s.scan_var),
+            fmt::format("read `{}[..., {} - 1, ...]` (guarded with select for the first step), or remove `scan({})`", s.name,
+                        s.scan_var, s.scan_var));
+      return false;
+    }
+    bool ok = true;
+    for (Expr* r : self_reads_) {
+      r->id = st.tensor;
+      if (r->args.size() != static_cast<size_t>(st.n_lhs)) {
+        error(r->loc, fmt::format("`{}` has {} dimension(s) but is read with {} index(es)", s.name, st.n_lhs, r->args.size()),
+              fmt::format("read `{}` with one index per left-side variable", s.name));
+        ok = false;
+        continue;
+      }
+      const Expr& at = *r->args[static_cast<size_t>(st.scan_var)];
+      bool earlier = at.kind == ExprKind::binary && at.binop == BinOp::sub && at.args[0]->kind == ExprKind::name &&
+                     at.args[0]->ref == NameRef::index_var && at.args[0]->id == st.scan_var &&
+                     (at.args[1]->kind == ExprKind::int_lit ||
+                      (at.args[1]->kind == ExprKind::name &&
+                       (at.args[1]->ref == NameRef::dim || at.args[1]->ref == NameRef::constant) && !is_float(at.args[1]->type))) &&
+                     at.args[1]->ival >= 1;
+      if (!earlier) {
+        error(at.loc, fmt::format("a recurrence reads its own values only at earlier steps: index {} of `{}` must be `{} - d` "
+                                  "with a constant d >= 1", st.scan_var, s.name, s.scan_var),
+              fmt::format("write `{}[..., {} - 1, ...]`; what the step needs from the same step, compute in the expression "
+                          "itself or in a stage above", s.name, s.scan_var));
+        ok = false;
+        continue;
+      }
+      for (int i = 0; i < st.n_lhs; ++i) {
+        const Expr& a = *r->args[static_cast<size_t>(i)];
+        if (i != st.scan_var && !(a.kind == ExprKind::name && a.ref == NameRef::index_var && a.id == i))
+          st.scan_local[static_cast<size_t>(i)] = false;
+      }
+    }
+    st.scan_local[static_cast<size_t>(st.scan_var)] = false;
+    return ok;
   }
 
   void resolve_unary(Expr& e) {

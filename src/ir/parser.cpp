@@ -35,7 +35,7 @@ constexpr FnName kFunctions[] = {
 
 constexpr const char* kKeywords[] = {
     "kernel", "schedule", "memory", "workloads", "dim", "const", "in", "out", "pattern", "category",
-    "domain", "sum", "prod", "true", "false", "inf", "pi",
+    "domain", "sum", "prod", "scan", "true", "false", "inf", "pi",
 };
 
 struct ParseError {};  // unwinds to the statement loop, which skips the line
@@ -334,6 +334,13 @@ class Parser {
                        "pattern, category or domain", s.name));
     }
     advance();
+    if (at(Tok::ident) && peek().text == "scan" && peek(1).kind == Tok::lparen) {
+      // A recurrence: `scan(t)` names the left-side variable its steps follow; the body is the rest.
+      s.scan_loc = advance().loc;
+      advance();
+      s.scan_var = expect_name("the variable the recurrence steps along", "write `S[t, c] = scan(t) ...`");
+      expect(Tok::rparen, "to close `scan(...)`", "write `scan(t)` with one left-side variable");
+    }
     s.rhs = parse_expr().e;
     end_statement("the stage definition");
     return s;

@@ -136,7 +136,9 @@ std::string kernel_stmt_text(const KernelStmt& st, const KernelPrintOptions& o) 
             print_vars(s, n.lhs);
             s += ']';
           }
-          s += " = " + print_expr(*n.rhs);
+          s += " = ";
+          if (!n.scan_var.empty()) s += "scan(" + n.scan_var + ") ";
+          s += print_expr(*n.rhs);
           return s;
         }
       },

@@ -46,6 +46,13 @@ struct StageInfo {
   int n_lhs = 0;
   const Expr* body = nullptr;  // annotated by the checker
   Loc loc;
+  // A recurrence (`S[t, j] = scan(t) ...`): the left-side variable it steps along, in increasing
+  // order, reading its own values at earlier steps; -1 for a pure stage.
+  int scan_var = -1;
+  // Per left-side variable: every read of the stage's own values indexes it by the variable itself
+  // (`S[t - 1, j]` at `S[t, j]`), so the points along it are independent recurrences.
+  std::vector<bool> scan_local;
+  bool is_scan() const { return scan_var >= 0; }
 };
 
 struct Program {

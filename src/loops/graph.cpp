@@ -124,9 +124,16 @@ Graph build_graph(const Program& p) {
       s.vars.push_back(st.vars[v].name);
       s.extents.push_back(st.vars[v].extent);
     }
+    if (st.is_scan()) {
+      s.scan_var = st.vars[st.scan_var].name;
+      for (int v = 0; v < st.n_lhs; ++v)
+        if (v != st.scan_var && !st.scan_local[v]) s.scan_nonlocal.push_back(st.vars[v].name);
+    }
     const ekb::Expr& body = *st.body;
     DType value_type = body.type;
-    if (body.kind == ExprKind::reduce) {
+    // (A recurrence's value is one expression: a reduction at its top stays inside it, so that each
+    // step is complete, in its own type, before the next reads it.)
+    if (body.kind == ExprKind::reduce && !st.is_scan()) {
       s.rop = body.redop;
       for (int id : body.rvar_ids) {
         s.rvars.push_back(st.vars[id].name);

@@ -23,7 +23,13 @@ struct LStage {
   ReduceOp rop = ReduceOp::sum;
   lir::ExprP value;  // the element's value; for a reduction, the body that is combined
   Loc loc;
+  // A recurrence (docs/ir.md "Recurrences"): the variable its steps follow in increasing order, and
+  // the pure variables whose points read each other's earlier steps (their loops stay inside the
+  // steps'); empty for a pure stage.
+  std::string scan_var;
+  std::vector<std::string> scan_nonlocal;
   bool has_reduction() const { return !rvars.empty(); }
+  bool is_scan() const { return !scan_var.empty(); }
 };
 
 struct TensorArg {

@@ -271,11 +271,24 @@ class Realizer {
                                     false),
                             false);
     }
+    // A recurrence whose step's points read each other's earlier steps across GPU threads: every
+    // thread waits at the end of a step until the block has written it.
+    int step_barrier = -1;
+    if (st.is_scan() && s_.target.gpu()) {
+      std::set<std::string> steps = derived_names({st.scan_var}, ss.rels);
+      for (size_t k = 0; k < ss.dims.size(); ++k)
+        if (steps.count(ss.dims[k].name)) step_barrier = static_cast<int>(k);
+      bool threads_inside = false;
+      for (size_t k = static_cast<size_t>(step_barrier + 1); step_barrier >= 0 && k < ss.dims.size(); ++k)
+        threads_inside = threads_inside || ss.dims[k].kind == LoopKind::gpu_thread;
+      if (!threads_inside || st.scan_nonlocal.empty()) step_barrier = -1;
+    }
     std::function<StmtP(size_t)> gen = [&](size_t level) -> StmtP {
       if (level == ss.dims.size()) return innermost;
       const LoopDim& d = ss.dims[level];
       StmtP loop = open_loop(Q(d.name), loop_ext[d.name], d.kind, d.gpu_axis, d.loc, [&] {
         StmtP body = gen(level + 1);
+        if (static_cast<int>(level) == step_barrier) body = block({body, barrier()});
         if (static_cast<int>(level) == cross) {
           // Each thread's partial over the inner reduction loops, combined across the threads; every
           // thread gets the total and stores it (the same value).

@@ -232,6 +232,16 @@ void ScheduleContext::apply_l2(StageSchedule& s, const Directive& d) {
           (near.empty() ? std::string() : fmt::format("did you mean `{}`? ", near)) + "directives here: " + quoted_list(names, "or"));
     return;
   }
+  if (d.name == "inline" || d.name == "compute_at" || d.name == "store_at" || d.name == "cache_write" || d.name == "rfactor") {
+    int g = graph.find(s.name);
+    if (g >= 0 && graph.stages[g].is_scan()) {
+      error(d.loc, fmt::format("`{}` is a recurrence along `{}`: each step reads the steps before it, so it is computed at "
+                               "the root, in order, into its own buffer; `{}` does not apply", s.name,
+                               graph.stages[g].scan_var, d.name),
+            fmt::format("remove `{}` from `{}`; its readers may still cache what they read of it (cache_read)", d.name, s.name));
+      return;
+    }
+  }
   p->apply(*this, s, d);
 }
 
@@ -319,6 +329,83 @@ int loop_nest_depth(const Schedule& sched, const StageSchedule& s, int cap) {
   return depth;
 }
 
+// A recurrence's loops: those that step along its scan variable run in order (serial or unrolled,
+// not fused with another variable), and those over points that read each other's earlier steps
+// (its non-local variables and reductions) run inside them, never across GPU blocks (which cannot
+// wait for each other).
+void check_recurrence(ScheduleContext& ctx, const Section* l1, const std::string& name, const StageSchedule& s) {
+  const lower::LStage& st = ctx.graph.stages[ctx.graph.find(name)];
+  std::set<std::string> others, inner_roots(st.scan_nonlocal.begin(), st.scan_nonlocal.end());
+  for (const auto& v : st.vars)
+    if (v != st.scan_var) others.insert(v);
+  for (const auto& v : st.rvars) {
+    others.insert(v);
+    inner_roots.insert(v);
+  }
+  std::set<std::string> steps = derived_names({st.scan_var}, s.rels), other_loops = derived_names(others, s.rels),
+                        inner = derived_names(inner_roots, s.rels);
+  auto loc_of = [&](const LoopDim& d) {
+    if (d.loc.valid()) return d.loc;
+    if (l1)
+      for (const auto& line : l1->lines)
+        if (line.stage == name) return line.loc;
+    return st.loc;
+  };
+  int last_step = -1;
+  for (size_t i = 0; i < s.dims.size(); ++i)
+    if (steps.count(s.dims[i].name)) last_step = static_cast<int>(i);
+  // The pieces of a split along the steps keep their order: the outer piece's loops outside the
+  // inner piece's, so that the steps still run in increasing order.
+  for (const auto& r : s.rels) {
+    const auto* split = std::get_if<SplitRel>(&r);
+    if (!split || !steps.count(split->old_var)) continue;
+    std::set<std::string> outer = derived_names({split->outer}, s.rels), inner_piece = derived_names({split->inner}, s.rels);
+    int last_outer = -1;
+    for (size_t i = 0; i < s.dims.size(); ++i)
+      if (outer.count(s.dims[i].name)) last_outer = static_cast<int>(i);
+    for (size_t i = 0; i < s.dims.size(); ++i) {
+      if (inner_piece.count(s.dims[i].name) && last_outer > static_cast<int>(i)) {
+        ctx.error(loc_of(s.dims[i]), fmt::format("loop `{}` runs outside `{}`, but both step the recurrence `{}` along `{}`: "
+                                                 "the steps would run out of order", s.dims[i].name,
+                                                 s.dims[static_cast<size_t>(last_outer)].name, name, st.scan_var),
+                  fmt::format("keep `{}` outside `{}` (reorder them back)", split->outer, split->inner));
+        return;
+      }
+    }
+  }
+  for (size_t i = 0; i < s.dims.size(); ++i) {
+    const LoopDim& d = s.dims[i];
+    if (steps.count(d.name)) {
+      if (other_loops.count(d.name)) {
+        ctx.error(loc_of(d), fmt::format("loop `{}` of the recurrence `{}` fuses its steps along `{}` with another variable",
+                                         d.name, name, st.scan_var),
+                  fmt::format("keep `{}`'s loops apart from the others: split them, do not fuse them", st.scan_var));
+        return;
+      }
+      if (d.kind != lir::LoopKind::serial && d.kind != lir::LoopKind::unrolled) {
+        ctx.error(loc_of(d), fmt::format("loop `{}` steps the recurrence `{}` along `{}`, in order: it cannot be {}", d.name,
+                                         name, st.scan_var, prim::mark_name(d.kind)),
+                  fmt::format("leave `{}` serial (or unroll it); make the other loops parallel, vectorized or bound instead",
+                              d.name));
+        return;
+      }
+    } else if (inner.count(d.name)) {
+      if (static_cast<int>(i) < last_step) {
+        ctx.error(loc_of(d), fmt::format("loop `{}` of the recurrence `{}` runs over points that read each other's earlier "
+                                         "steps, so it must be inside the loops along `{}`", d.name, name, st.scan_var),
+                  fmt::format("reorder so that `{}` comes after `{}`'s loops", d.name, st.scan_var));
+        return;
+      }
+      if (d.kind == lir::LoopKind::gpu_block) {
+        ctx.error(loc_of(d), fmt::format("loop `{}` of the recurrence `{}` is bound to GPU blocks, but its points read each "
+                                         "other's earlier steps and blocks cannot wait for each other", d.name, name),
+                  fmt::format("bind `{}` to threads of one block (a barrier ends each step), or leave it serial", d.name));
+        return;
+      }
+    }
+  }
+}
+
 // Checks that need the final schedule: where reductions start, where stages are computed.
 void validate(ScheduleContext& ctx, const Section* l1, const Section* l2) {
   auto loc_of = [&](const std::string& stage, const char* directive) {
@@ -353,6 +440,7 @@ void validate(ScheduleContext& ctx, const Section* l1, const Section* l2) {
       continue;
     }
     check_shift_tails(ctx, l1, l2, name, s);
+    if (int g = ctx.graph.find(name); g >= 0 && ctx.graph.stages[g].is_scan()) check_recurrence(ctx, l1, name, s);
     if (!s.init_dim.empty()) {
       int at = s.find_dim(s.init_dim);
       for (int i = 0; i <= at && at >= 0; ++i)

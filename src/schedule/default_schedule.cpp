@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -130,6 +131,89 @@ void keep_loop_nests_shallow(const Graph& g, std::map<std::string, std::string>&
   }
 }
 
+std::string fuse_in_order(const std::vector<std::string>& vars, std::vector<std::string>& dirs) {
+  std::string fused = vars[0];
+  for (size_t i = 1; i < vars.size(); ++i) {
+    std::string next = fused + "_" + vars[i];
+    dirs.push_back(fmt::format("fuse {} {} -> {}", fused, vars[i], next));
+    fused = next;
+  }
+  return fused;
+}
+
+// A recurrence (docs/ir.md "Recurrences"): its steps run in order, serially; the points that keep
+// to themselves (local variables) are the parallel ones, outside the steps (CPU threads, GPU blocks
+// and threads) or as vector lanes inside them; the points that read each other's earlier steps run
+// inside each step, vectorized on the CPU and on the threads of one block on a GPU (a barrier
+// ends each step).
+std::vector<std::string> recurrence_directives(const LStage& s, const Target& target) {
+  std::vector<std::string> local, nonlocal = s.scan_nonlocal;
+  std::map<std::string, int64_t> extent;
+  for (size_t i = 0; i < s.vars.size(); ++i) {
+    extent[s.vars[i]] = s.extents[i];
+    if (s.vars[i] != s.scan_var && std::find(nonlocal.begin(), nonlocal.end(), s.vars[i]) == nonlocal.end())
+      local.push_back(s.vars[i]);
+  }
+  std::vector<std::string> dirs, order;
+  auto reorder = [&] {
+    if (order.size() >= 2) dirs.push_back(fmt::format("reorder {}", fmt::join(order, " ")));
+  };
+  if (target.gpu()) {
+    order = local;
+    order.push_back(s.scan_var);
+    order.insert(order.end(), nonlocal.begin(), nonlocal.end());
+    reorder();
+    if (nonlocal.empty()) {
+      if (local.empty()) return dirs;  // one sequence: one thread
+      std::string f = fuse_in_order(local, dirs);
+      int64_t points = 1;
+      for (const auto& v : local) points *= extent[v];
+      dirs.push_back(fmt::format("split {} {} -> {}_b {}_t", f, std::min<int64_t>(kGpuThreads, points), f, f));
+      dirs.push_back(fmt::format("bind {}_b block.x; bind {}_t thread.x", f, f));
+      return dirs;
+    }
+    if (!local.empty()) dirs.push_back(fmt::format("bind {} block.x", fuse_in_order(local, dirs)));
+    std::string f = fuse_in_order(nonlocal, dirs);
+    int64_t points = 1;
+    for (const auto& v : nonlocal) points *= extent[v];
+    if (points > kGpuThreads) {
+      dirs.push_back(fmt::format("split {} {} -> {}_o {}_t", f, kGpuThreads, f, f));
+      f += "_t";
+    }
+    dirs.push_back(fmt::format("bind {} thread.x", f));
+    return dirs;
+  }
+  // CPU: the innermost of the step's own points (or of the local ones) as vector lanes.
+  int lanes = target.lanes(s.type);
+  std::vector<std::string> outer = local;
+  std::string vec = !nonlocal.empty() ? nonlocal.back() : (local.empty() ? "" : local.back());
+  std::vector<std::string> inner = nonlocal;
+  if (nonlocal.empty() && !vec.empty()) outer.pop_back();
+  std::string vec_loop;
+  if (!vec.empty() && extent[vec] >= 4 && lanes > 1) {
+    if (extent[vec] > lanes) {
+      dirs.push_back(fmt::format("split {} {} -> {}_o {}_i", vec, lanes, vec, vec));
+      if (nonlocal.empty()) outer.push_back(vec + "_o");
+      else inner.insert(inner.end() - 1, vec + "_o");
+      vec_loop = vec + "_i";
+    } else if ((extent[vec] & (extent[vec] - 1)) == 0) {
+      vec_loop = vec;
+    }
+  }
+  if (nonlocal.empty() && !vec.empty() && vec_loop.empty()) outer.push_back(vec);  // no lanes: it stays outside
+  if (!vec_loop.empty()) {
+    if (!nonlocal.empty()) inner.back() = vec_loop;
+  }
+  order = outer;
+  order.push_back(s.scan_var);
+  order.insert(order.end(), inner.begin(), inner.end());
+  if (nonlocal.empty() && !vec_loop.empty()) order.push_back(vec_loop);
+  reorder();
+  if (!vec_loop.empty()) dirs.push_back("vectorize " + vec_loop);
+  if (!outer.empty()) dirs.push_back("parallel " + outer[0]);
+  return dirs;
+}
+
 }  // namespace
 
 std::string default_schedule_text(const Program& p, const Target& target) {
@@ -148,7 +232,7 @@ std::string default_schedule_text(const Program& p, const Target& target) {
     for (const auto& c : consumers) sites += count_reads(g.stages[g.find(c)].value, s.name);
     // A stage that reduces (at its top or inside its expression) keeps its own loops: inlined, its
     // reduction would be recomputed at every read.
-    bool reduces = s.has_reduction() || has_reduce(s.value);
+    bool reduces = s.has_reduction() || has_reduce(s.value) || s.is_scan();
     // Read at every point of a reduction (a padded input of a convolution), a guarded or costly
     // stage is computed once instead.
     bool reread = false;
@@ -168,7 +252,8 @@ std::string default_schedule_text(const Program& p, const Target& target) {
     }
     if (s.has_reduction() && consumers.size() == 1 && sites == 1 && !(backend != Backend::cpu && reduce_across_threads(s))) {
       const LStage& c = g.stages[g.find(consumers[0])];
-      if (reads_pointwise(c, s.name) && !c.vars.empty() && !(backend != Backend::cpu && reduce_across_threads(c))) fused_into[s.name] = c.name;
+      if (reads_pointwise(c, s.name) && !c.vars.empty() && !c.is_scan() && !(backend != Backend::cpu && reduce_across_threads(c)))
+        fused_into[s.name] = c.name;
     }
   }
   keep_loop_nests_shallow(g, fused_into);
@@ -179,6 +264,11 @@ std::string default_schedule_text(const Program& p, const Target& target) {
     if (inlined.count(s.name)) continue;
     std::vector<std::string> dirs;
     bool root = !fused_into.count(s.name);
+    if (s.is_scan()) {
+      dirs = recurrence_directives(s, target);
+      if (!dirs.empty()) l1.push_back(fmt::format("  {}: {}", s.name, fmt::join(dirs, "; ")));
+      continue;
+    }
     if (gpu && root && reduce_across_threads(s)) {
       l1.push_back(fmt::format("  {}: {}", s.name, fmt::join(cross_thread_directives(s), "; ")));
       continue;

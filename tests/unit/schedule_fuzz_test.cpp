@@ -7,11 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <set>
 
 #include "cpu_test_util.h"
 #include "ir/parser.h"
@@ -477,6 +479,182 @@ TEST(ScheduleFuzzRepro, LoweringHangsOnNestedFusedPadPiece) {
                              "  Ep: compute_at D kw\n"
                              "  E: compute_at Ecr ax0o11\n",
                              10);
+}
+
+// ---- recurrences (docs/ir.md "Recurrences") ----
+
+// An exponential smoothing per (b, c), each an independent sequence along t; a recurrent layer whose
+// step reads every k of the step before (k is not local) and a reduction over c; an element-wise
+// reader of both.
+const char* kRecurrences = R"(kernel fz_recurrences
+  category recurrent
+  domain sensors
+  dim B = 3, T = 23, C = 13, K = 5
+  in X : f32[B, T, C]
+  in W : f32[C, K] ~ normal(0, 0.3)
+  in A : f32[C] ~ uniform(0.2, 0.9)
+  out Y : f32[B, T, C]
+  E[b, t, c] = scan(t) select(t >= 1, A[c] * E[b, t - 1, c], 0.0) + (1.0 - A[c]) * X[b, t, c]
+  Z[b, t, k] = scan(t) tanh((sum(c) W[c, k] * E[b, t, c]) + select(t >= 1, 0.2 * sum(k2 < K) Z[b, t - 1, k2], 0.0))
+  Y[b, t, c] = E[b, t, c] * 2.0 + Z[b, t, c % K]
+)";
+
+struct RecurrenceStage {
+  std::string name;
+  std::vector<std::pair<std::string, int64_t>> vars;  // pure, in order
+  std::vector<std::pair<std::string, int64_t>> rvars;
+  std::string scan;                                   // empty: not a recurrence
+  std::set<std::string> inner;                        // pure variables that read each other's steps
+};
+
+// One random schedule for the recurrences' stages: legal by construction (steps in order, serial or
+// unrolled; points that read each other and reductions inside the steps), unless `mutation` asks
+// for one illegal directive, which ekb must reject.
+struct RecurrenceSchedule {
+  std::string text, mutation;
+};
+
+RecurrenceSchedule recurrence_schedule(uint64_t seed) {
+  sgen::Rng r(seed);
+  std::vector<RecurrenceStage> stages = {
+      {"E", {{"b", 3}, {"t", 23}, {"c", 13}}, {}, "t", {}},
+      {"Z", {{"b", 3}, {"t", 23}, {"k", 5}}, {}, "t", {"k"}},  // (its sums are inside its expression)
+      {"Y", {{"b", 3}, {"t", 23}, {"c", 13}}, {}, "", {}},
+  };
+  int mutate = r.chance(0.3) ? r.below(4) : -1;
+  int mutate_stage = r.below(2);  // E or Z
+  RecurrenceSchedule out;
+  std::vector<std::string> l1, l2;
+  for (size_t si = 0; si < stages.size(); ++si) {
+    const RecurrenceStage& st = stages[si];
+    enum Role { step, local, inner };
+    struct Loop {
+      std::string name;
+      Role role;
+      int64_t ext;
+      bool red;
+    };
+    std::vector<std::string> dirs;
+    std::vector<Loop> steps, others;
+    for (const auto& [v, e] : st.vars) {
+      Role role = v == st.scan ? step : st.inner.count(v) ? inner : local;
+      if (role == step && r.chance(0.5)) {
+        int64_t f = 3 + r.below(3);
+        const char* tail = r.pick(std::vector<const char*>{"guard", "guard", "shift"});
+        dirs.push_back(fmt::format("split {} {} {} -> {}o {}i", v, f, tail, v, v));
+        steps.push_back({v + "o", step, (e + f - 1) / f, false});
+        steps.push_back({v + "i", step, f, false});
+      } else if (role == step) {
+        steps.push_back({v, step, e, false});
+      } else if (e >= 8 && r.chance(0.4)) {
+        dirs.push_back(fmt::format("split {} 4 -> {}o {}i", v, v, v));
+        others.push_back({v + "o", role, (e + 3) / 4, false});
+        others.push_back({v + "i", role, 4, false});
+      } else {
+        others.push_back({v, role, e, false});
+      }
+    }
+    for (const auto& [v, e] : st.rvars) others.push_back({v, inner, e, true});
+    // An order: the steps in sequence, local loops anywhere, the others after the last step.
+    std::vector<Loop> order = steps;
+    r.shuffle(others);
+    for (const Loop& l : others) {
+      size_t lo = 0;
+      if (l.role == inner && !st.scan.empty())
+        for (size_t i = 0; i < order.size(); ++i)
+          if (order[i].role == step) lo = i + 1;
+      size_t at = lo + static_cast<size_t>(r.below(order.size() - lo + 1));
+      order.insert(order.begin() + static_cast<std::ptrdiff_t>(at), l);
+    }
+    bool mutating = !st.scan.empty() && static_cast<int>(si) == mutate_stage && mutate >= 0;
+    if (mutating && mutate == 1) {  // a loop over points that read each other, outside the steps
+      for (size_t i = 0; i < order.size(); ++i)
+        if (order[i].role == inner) {
+          Loop l = order[i];
+          order.erase(order.begin() + static_cast<std::ptrdiff_t>(i));
+          order.insert(order.begin(), l);
+          out.mutation = fmt::format("{}: {} outside the steps", st.name, l.name);
+          break;
+        }
+    }
+    if (mutating && mutate == 2 && steps.size() == 2) {  // the pieces of the steps swapped
+      auto a = std::find_if(order.begin(), order.end(), [&](const Loop& l) { return l.name == steps[0].name; });
+      auto b = std::find_if(order.begin(), order.end(), [&](const Loop& l) { return l.name == steps[1].name; });
+      std::iter_swap(a, b);
+      out.mutation = fmt::format("{}: {} outside {}", st.name, steps[1].name, steps[0].name);
+    }
+    std::vector<std::string> names;
+    for (const Loop& l : order) names.push_back(l.name);
+    if (names.size() >= 2) dirs.push_back(fmt::format("reorder {}", fmt::join(names, " ")));
+    // parallel: a pure loop that is not a step, outside every reduction loop
+    std::vector<std::string> par;
+    for (const Loop& l : order) {
+      if (l.red) break;
+      if (l.role != step) par.push_back(l.name);
+    }
+    std::string parallel = !par.empty() && r.chance(0.5) ? r.pick(par) : "";
+    if (!parallel.empty()) dirs.push_back("parallel " + parallel);
+    if (!order.back().red && order.back().role != step && order.back().name != parallel && r.chance(0.5))
+      dirs.push_back(fmt::format("vectorize {} 4", order.back().name));
+    if (steps.size() == 2 && r.chance(0.4)) dirs.push_back("unroll " + steps[1].name);
+    if (mutating && mutate == 0) {
+      dirs.push_back("parallel " + steps[0].name);
+      out.mutation = fmt::format("{}: parallel {}", st.name, steps[0].name);
+    }
+    if (mutating && mutate == 3) {
+      l2.push_back(fmt::format("  {}: compute_at Y b", st.name));
+      out.mutation = fmt::format("{}: compute_at", st.name);
+    }
+    if (!dirs.empty()) l1.push_back(fmt::format("  {}: {}", st.name, fmt::join(dirs, "; ")));
+  }
+  if (!l1.empty()) out.text += fmt::format("schedule cpu\n{}\n", fmt::join(l1, "\n"));
+  if (!l2.empty()) out.text += fmt::format("\nmemory cpu\n{}\n", fmt::join(l2, "\n"));
+  if (out.text.empty()) out.mutation.clear();
+  return out;
+}
+
+TEST(ScheduleFuzz, RandomRecurrenceSchedulesMatchReferenceAndIllegalOnesAreRejected) {
+  shared_compiler();
+  std::shared_ptr<Program> p = valid(kRecurrences);
+  ASSERT_TRUE(p);
+  int accepted = 0, rejected = 0, mutations = 0;
+  for (int i = 0, n = schedules_per_kernel() / 2; i < n; ++i) {
+    uint64_t seed = seed_base() * 7 + i;
+    RecurrenceSchedule g = recurrence_schedule(seed);
+    if (g.text.empty()) continue;
+    Result res = run_schedule(*p, g.text);
+    bool was_rejected = res.outcome == Outcome::rejected || res.outcome == Outcome::rejected_at_lowering;
+    if (!g.mutation.empty()) {
+      ++mutations;
+      EXPECT_EQ(res.outcome, Outcome::rejected) << "seed " << seed << ": the illegal `" << g.mutation << "` was accepted\n"
+                                                << g.text << "result: " << res.detail;
+      continue;
+    }
+    if (was_rejected) {
+      ++rejected;
+      std::printf("[recurrences seed %llu] rejected: %s\n", static_cast<unsigned long long>(seed), first_line(res.detail).c_str());
+      continue;
+    }
+    ++accepted;
+    EXPECT_EQ(res.outcome, Outcome::passed) << "seed " << seed << ": an accepted schedule fails\n" << g.text << "result: "
+                                            << res.detail;
+  }
+  std::printf("recurrence schedules: accepted %d, rejected %d, deliberate mutations %d (all must be rejected)\n", accepted,
+              rejected, mutations);
+  EXPECT_GE(accepted, 15);
+  EXPECT_GE(mutations, 5);
+  EXPECT_LE(rejected, accepted / 4) << "the generator makes too many schedules ekb rejects for other reasons";
+}
+
+// The default schedules of the recurrences (parallel local points, vectorized inner points) and
+// plain loops.
+TEST(ScheduleFuzz, RecurrencesMatchReferenceWithDefaultAndPlainSchedules) {
+  std::shared_ptr<Program> p = valid(kRecurrences);
+  ASSERT_TRUE(p);
+  for (const char* schedule : {"default", "none"}) {
+    CpuCheck c = check_on_cpu(*p, schedule, 2);
+    EXPECT_TRUE(c.pass) << schedule << ": " << c.report;
+  }
 }
 
 }  // namespace
