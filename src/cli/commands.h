@@ -39,6 +39,7 @@ void register_run(CLI::App& app, Globals& g);
 void register_fmt(CLI::App& app, Globals& g);
 void register_interp(CLI::App& app, Globals& g);
 void register_list(CLI::App& app, Globals& g);
+void register_suite_manifest(CLI::App& app, Globals& g);
 void register_show(CLI::App& app, Globals& g);
 void register_eval(CLI::App& app, Globals& g);
 // What `ekb eval` does once the submissions are known (`ekb run` uses it for its main job): evaluate

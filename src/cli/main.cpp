@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   ekb::cli::register_fmt(app, g);
   ekb::cli::register_interp(app, g);
   ekb::cli::register_list(app, g);
+  ekb::cli::register_suite_manifest(app, g);
   ekb::cli::register_show(app, g);
   ekb::cli::register_eval(app, g);
   ekb::cli::register_results(app, g);

@@ -2,6 +2,7 @@
 #include "cli/task_json.h"
 
 #include "suite/figures.h"
+#include "suite/task_hash.h"
 
 namespace ekb::cli {
 
@@ -22,7 +23,7 @@ nlohmann::json task_json(const Task& t) {
       {"name", t.name},         {"pattern", t.pattern},         {"category", t.category},
       {"domain", t.domain},     {"stages", f.stages},           {"flops", f.flops},
       {"bytes", f.bytes},       {"inputs", tensors(p.inputs)},  {"outputs", tensors(p.outputs)},
-      {"file", t.file.string()},
+      {"file", t.file.string()},  {"task_hash", task_hash(p)},    {"suite_version", t.suite_version},
   };
 }
 

@@ -12,6 +12,7 @@
 #include "ir/check.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "suite/suite_version.h"
 
 #ifndef EKB_SUITE_DIR
 #define EKB_SUITE_DIR "suite"
@@ -120,6 +121,11 @@ Suite Suite::load(const std::filesystem::path& dir) {
     diags.error(nullptr, {}, fmt::format("suite directory `{}` does not exist", dir.string()));
     throw DiagnosticError(std::move(diags));
   }
+  try {
+    s.version_ = read_suite_version(dir);
+  } catch (const std::exception& e) {
+    diags.error(nullptr, {}, e.what());
+  }
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
     if (e.is_regular_file() && e.path().extension() == ".ekb") files.push_back(e.path());
@@ -143,6 +149,7 @@ Suite Suite::load(const std::filesystem::path& dir) {
                     "task names are unique across the suite");
         continue;
       }
+      t.suite_version = s.version_;
       s.tasks_.push_back(std::move(t));
     }
   }

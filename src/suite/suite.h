@@ -19,6 +19,7 @@ struct Task {
   std::string text;                  // the task's .ekb text
   std::filesystem::path file;        // the suite file it comes from
   std::shared_ptr<Program> program;  // checked
+  std::string suite_version;         // suite/VERSION of the suite it was loaded from ("" when unversioned)
 };
 
 class Suite {
@@ -30,6 +31,8 @@ class Suite {
   const std::vector<Task>& tasks() const { return tasks_; }
   const Task* find(const std::string& name) const;
   const std::filesystem::path& dir() const { return dir_; }
+  // suite/VERSION (suite_version.h); "" for a directory without one.
+  const std::string& version() const { return version_; }
   // The tasks of subset `name` (subsets/NAME.txt), in the file's order; throws naming the subsets
   // there are when there is no such subset.
   std::vector<const Task*> subset(const std::string& name) const;
@@ -37,6 +40,7 @@ class Suite {
 
  private:
   std::filesystem::path dir_;
+  std::string version_;
   std::vector<Task> tasks_;
   std::vector<std::pair<std::string, std::vector<std::string>>> subsets_;
 };
