@@ -6,9 +6,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "agent/store_step_log.h"
 #include "eval/evaluator.h"
+#include "eval/task_versions.h"
+#include "suite/task_hash.h"
 #include "util/write_file.h"
 #include "eval/run.h"
 
@@ -78,6 +81,9 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
     TaskOutcome out;
     out.task = t->name;
     out.path = (fs::path(o.out_dir) / (t->name + "." + source_kind_name(lang.kind))).string();
+    std::string hash = task_hash(*t->program);
+    if (auto stale = drop_other_version(store, run.id, t->name, 0, hash))  // searched again from its start
+      std::cerr << "ekb: " << remeasure_note("task " + t->name, *stale, hash) << "\n";
     if (store.has_attempt(run.id, t->name, 0)) {
       // Done in an earlier session: its best program is the accepted step with the highest speedup.
       for (const auto& a : store.attempts(run.id))
@@ -97,6 +103,8 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
     out.best.task = t->name;
     out.best.sample = 0;
     out.best.candidate_path = out.path;
+    out.best.suite_version = t->suite_version;
+    out.best.task_hash = hash;
     std::optional<LlmTaskContext> c;
     std::optional<ModelTurns> turns;
     LlmLoopOptions lo{o.search.budget, o.search.time_limit_s, 2, o.search.confirm};
@@ -130,7 +138,7 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
       continue;
     }
     HarnessMeasurer m(*t, dev, full, eo);
-    StoreStepLog log(store, run.id, t->name, dev.backend);
+    StoreStepLog log(store, run.id, t->name, hash, dev.backend);
     AgentProgram start = default_program(*t->program, target);
     auto step_progress = [&](const Step& s) {
       if (on_step) on_step(t->name, s);

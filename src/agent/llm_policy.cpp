@@ -10,6 +10,7 @@
 
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "suite/task_hash.h"
 #include "util/diagnostics.h"
 
 namespace ekb::agent {
@@ -308,6 +309,7 @@ RawLoopResult llm_raw_loop(const LlmTaskContext& c, const RawMeasure& measure, M
   auto record = [&](StepRecord s) {
     s.task = c.task->name;
     s.program_hash = text_hash_hex(s.program);
+    s.task_hash = task_hash(*c.task->program);
     store.put_step(run, s);
     ++r.steps;
     if (progress) progress(s);

@@ -38,7 +38,9 @@ class HarnessMeasurer final : public Measurer {
 // The search's steps in the results store.
 class StoreStepLog final : public StepLog {
  public:
-  StoreStepLog(ResultsStore& s, int64_t run, std::string task, Backend b) : store_(s), run_(run), task_(std::move(task)), backend_(b) {
+  // `task_hash`: the task's version (suite/task_hash.h), stored with every step.
+  StoreStepLog(ResultsStore& s, int64_t run, std::string task, std::string task_hash, Backend b)
+      : store_(s), run_(run), task_(std::move(task)), task_hash_(std::move(task_hash)), backend_(b) {
     for (auto& r : store_.steps(run_, task_)) stored_.push_back(std::move(r));
   }
   std::optional<Step> stored(int index) override {
@@ -62,6 +64,7 @@ class StoreStepLog final : public StepLog {
     r.action = s.action;
     r.program = s.program.text();
     r.program_hash = s.program.hash_hex();
+    r.task_hash = task_hash_;
     r.predicted_ms = s.predicted_ms;
     r.accepted = s.accepted;
     r.eval = s.eval;
@@ -75,7 +78,7 @@ class StoreStepLog final : public StepLog {
  private:
   ResultsStore& store_;
   int64_t run_;
-  std::string task_;
+  std::string task_, task_hash_;
   Backend backend_;
   std::vector<StepRecord> stored_;
 

@@ -11,6 +11,7 @@
 #include "cli/eval_report.h"
 #include "eval/report.h"
 #include "eval/run.h"
+#include "eval/task_versions.h"
 #include "harness/device_profiles.h"
 #include "harness/gpu_probe.h"
 #include "harness/peak_rates.h"
@@ -70,8 +71,27 @@ void register_eval(CLI::App& app, Globals& g) {
   });
 }
 
-void register_results(CLI::App& app, Globals&) {
-  auto* cmd = app.add_subcommand("results", "What the results store holds: every run, or one run's attempts and metrics.");
+namespace {
+
+// The suite that stored attempts are compared with; none (and a line saying why) when it does not load.
+std::unique_ptr<Suite> current_suite(const Globals& g, bool json) {
+  try {
+    return std::make_unique<Suite>(g.load_suite());
+  } catch (const std::exception& e) {
+    std::string why = e.what();
+    if (!json)
+      std::cerr << fmt::format("ekb: the suite at {} does not load ({}), so stored task versions are not compared with it\n",
+                               g.suite_path().string(), why.substr(0, why.find('\n')));
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+void register_results(CLI::App& app, Globals& g) {
+  auto* cmd = app.add_subcommand("results", "What the results store holds: every run, or one run's attempts and metrics; notes "
+                                            "when a run's attempts span several suite versions or were made on another version "
+                                            "of their task than the current suite's (--suite).");
   struct Opts {
     int64_t run = 0;
     std::string db = default_db();
@@ -81,22 +101,27 @@ void register_results(CLI::App& app, Globals&) {
   cmd->add_option("RUN", o->run, "a run id (default: list the runs)");
   cmd->add_option("--db", o->db, "the results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
   cmd->add_flag("--json", o->json, "print JSON");
-  cmd->callback([o] {
+  cmd->callback([o, &g] {
     if (!std::filesystem::exists(o->db)) throw std::runtime_error(fmt::format("no results store at {}", o->db));
     ResultsStore store(o->db);
+    std::unique_ptr<Suite> suite = current_suite(g, o->json);
     if (o->run == 0) {
       nlohmann::json all = nlohmann::json::array();
       for (const auto& r : store.runs()) {
         auto attempts = store.attempts(r.id);
         Metrics m = compute_metrics(outcomes_of(attempts));
+        TaskVersions versions = task_versions(attempts, suite.get());
         all.push_back({{"run", r.id}, {"created", r.created}, {"backend", r.backend}, {"device", r.device}, {"timing", timing_name(timing_of(r))},
                        {"finished", r.finished}, {"tasks", m.tasks}, {"samples", m.samples}, {"correct_at_1", m.correct_at_k},
-                       {"fast_1_0", m.fast["1.0"]}, {"fast_1_0_significant", m.fast_significant["1.0"]}});
-        if (!o->json)
+                       {"fast_1_0", m.fast["1.0"]}, {"fast_1_0_significant", m.fast_significant["1.0"]},
+                       {"task_versions", task_versions_json(versions)}});
+        if (!o->json) {
           std::cout << fmt::format("run {:>4}  {}  {:<6} {:<16} {:<4} {:>4} tasks {:>4} samples  Correct@1 {:5.1f}%  Fast@1.0 {:5.1f}% "
                                    "(significant {:5.1f}%){}\n",
                                    r.id, r.created, r.backend, r.device, timing_name(timing_of(r)), m.tasks, m.samples, 100 * m.correct_at_k,
                                    100 * m.fast["1.0"], 100 * m.fast_significant["1.0"], r.finished ? "" : "  (unfinished)");
+          for (const auto& n : version_notes(versions)) std::cout << "          " << n << "\n";
+        }
       }
       if (o->json) std::cout << all.dump(2) << "\n";
       return;
@@ -104,8 +129,15 @@ void register_results(CLI::App& app, Globals&) {
     auto r = store.run(o->run);
     if (!r) throw std::runtime_error(fmt::format("no run {} in {}", o->run, o->db));
     auto attempts = store.attempts(r->id);
-    if (o->json) std::cout << report_json(*r, attempts, {}).dump(2) << "\n";
-    else print_report(*r, attempts, {});
+    TaskVersions versions = task_versions(attempts, suite.get());
+    if (o->json) {
+      nlohmann::json j = report_json(*r, attempts, {});
+      j["task_versions"] = task_versions_json(versions);
+      std::cout << j.dump(2) << "\n";
+      return;
+    }
+    print_report(*r, attempts, {});
+    for (const auto& n : version_notes(versions)) std::cout << n << "\n";
   });
 }
 

@@ -1,5 +1,6 @@
 // One attempt, built and evaluated (evaluator.h).
 #include "eval/evaluator.h"
+#include "suite/task_hash.h"
 #include "util/text_hash.h"
 
 #include <fmt/format.h>
@@ -41,6 +42,8 @@ AttemptRecord evaluate_submission(const Task& task, const Submission& s, const D
   a.sample = s.sample;
   a.candidate_path = s.path;
   a.candidate_hash = text_hash_hex(s.text);
+  a.suite_version = task.suite_version;
+  a.task_hash = task_hash(*task.program);
   if (s.failed) {  // a generated sample that gave no code: nothing to build
     a.eval.outcome = *s.failed;
     a.eval.message = s.failure_message;

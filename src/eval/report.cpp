@@ -14,6 +14,8 @@ nlohmann::json attempt_json(const AttemptRecord& a) {
   return {{"task", a.task},
           {"sample", a.sample},
           {"candidate", a.candidate_path},
+          {"suite_version", a.suite_version},
+          {"task_hash", a.task_hash},
           {"status", outcome_name(e.outcome)},
           {"compiled", outcome_info(e.outcome).compiled},
           {"candidate_fault", outcome_info(e.outcome).candidate_fault},

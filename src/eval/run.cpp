@@ -7,8 +7,10 @@
 
 #include "ekb_commit.h"  // generated at build time (cmake/ekb_commit.cmake)
 #include "eval/evaluator.h"
+#include "eval/task_versions.h"
 #include "harness/gpu_probe.h"
 #include "runtime/cpu/c_compiler.h"
+#include "suite/task_hash.h"
 #include "util/progress.h"
 
 namespace ekb {
@@ -59,11 +61,15 @@ RunInfo evaluate_run(const Suite& suite, const SubmissionSet& subs, const nlohma
   size_t failures = 0;
   for (const auto& s : subs.items) {
     std::string label = fmt::format("{} sample {}", s.task, s.sample);
-    if (store.has_attempt(run.id, s.task, s.sample)) {
+    const Task& task = *suite.find(s.task);
+    std::string hash = task_hash(*task.program);
+    if (auto stale = drop_other_version(store, run.id, s.task, s.sample, hash))
+      std::cerr << "ekb: " << remeasure_note(label, *stale, hash) << "\n";
+    if (store.has_attempt(run.id, s.task, s.sample)) {  // (one stored before task hashes were recorded is kept)
       progress.step(label + " (stored)", failures);
       continue;
     }
-    AttemptRecord a = evaluate_submission(*suite.find(s.task), s, dev, eo);
+    AttemptRecord a = evaluate_submission(task, s, dev, eo);
     failures += !a.eval.correct();
     store.add_attempt(run.id, a);
     progress.step(label + ": " + outcome_name(a.eval.outcome), failures);

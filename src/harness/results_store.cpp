@@ -19,8 +19,9 @@ namespace {
 // attempts.candidate_outside_ms, baseline_outside_ms (the time per call outside the kernel, not counted);
 // 5: agent_steps.cut_short (a step timed only until it was surely slower than the search's best); 6:
 // agent_steps.seconds (the measurement's wall time, by which the search shares its time limit); 7:
-// llm_requests (what was sent to a language model and what came back, results_store_llm.cpp)
-constexpr int kSchemaVersion = 7;
+// llm_requests (what was sent to a language model and what came back, results_store_llm.cpp); 8:
+// attempts.suite_version, task_hash and agent_steps.task_hash (the version of the task a result is on)
+constexpr int kSchemaVersion = 8;
 
 }  // namespace
 
@@ -139,6 +140,15 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
       create_llm_tables();
       exec("PRAGMA user_version=7");
       exec("COMMIT");
+      version = 7;
+    }
+    if (version == 7) {  // upgrade in place: rows stored before read back "" (the task's version not recorded)
+      exec("BEGIN");
+      exec("ALTER TABLE attempts ADD COLUMN suite_version TEXT");
+      exec("ALTER TABLE attempts ADD COLUMN task_hash TEXT");
+      exec("ALTER TABLE agent_steps ADD COLUMN task_hash TEXT");
+      exec("PRAGMA user_version=8");
+      exec("COMMIT");
     }
     exec("CREATE TABLE IF NOT EXISTS peaks (machine TEXT NOT NULL, device TEXT NOT NULL, gflops REAL NOT NULL, "
          "gbps REAL NOT NULL, measured TEXT NOT NULL, PRIMARY KEY (machine, device))");
@@ -187,6 +197,19 @@ bool ResultsStore::has_attempt(int64_t run, const std::string& task, int sample)
   return s.step();
 }
 
+std::optional<std::string> ResultsStore::attempt_task_hash(int64_t run, const std::string& task, int sample) {
+  Stmt s(db_, "SELECT task_hash FROM attempts WHERE run = ? AND task = ? AND sample = ?");
+  s.bind(1, run).bind(2, task).bind(3, sample);
+  if (!s.step()) return std::nullopt;
+  return s.is_null(0) ? std::string() : s.text(0);
+}
+
+void ResultsStore::forget_attempt(int64_t run, const std::string& task, int sample) {
+  Stmt s(db_, "DELETE FROM attempts WHERE run = ? AND task = ? AND sample = ?");
+  s.bind(1, run).bind(2, task).bind(3, sample);
+  s.step();
+}
+
 void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
   nlohmann::json cmp = nlohmann::json::array();
   for (const auto& c : a.eval.comparisons)
@@ -195,7 +218,8 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
   Stmt s(db_,
          "INSERT OR IGNORE INTO attempts (run, task, sample, candidate, candidate_hash, status, message, compile_ms, "
          "candidate_ms, baseline_ms, speedup, peak_rss, comparisons, created, memory_bytes, speedup_lo, speedup_hi, noisy, "
-         "candidate_outside_ms, baseline_outside_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+         "candidate_outside_ms, baseline_outside_ms, suite_version, task_hash) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, run).bind(2, a.task).bind(3, a.sample).bind(4, a.candidate_path).bind(5, a.candidate_hash);
   s.bind(6, std::string(outcome_name(a.eval.outcome))).bind(7, a.eval.message).bind(8, a.eval.compile_ms);
   s.bind(9, timing_json(a.eval.candidate).dump()).bind(10, timing_json(a.eval.baseline).dump()).bind(11, a.eval.speedup);
@@ -203,6 +227,7 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
   s.bind(15, static_cast<int64_t>(a.eval.candidate_memory));
   s.bind(16, a.eval.speedup_lo).bind(17, a.eval.speedup_hi).bind(18, a.eval.noisy ? 1 : 0);
   s.bind(19, a.eval.candidate_outside_ms).bind(20, a.eval.baseline_outside_ms);
+  s.bind(21, a.suite_version).bind(22, a.task_hash);
   s.step();  // a single statement is its own transaction
 }
 
@@ -248,8 +273,8 @@ std::vector<RunInfo> ResultsStore::runs() {
 std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
   Stmt s(db_,
          "SELECT task, sample, candidate, candidate_hash, status, message, compile_ms, candidate_ms, baseline_ms, speedup, "
-         "peak_rss, comparisons, memory_bytes, speedup_lo, speedup_hi, noisy, candidate_outside_ms, baseline_outside_ms FROM attempts WHERE run = ? "
-         "ORDER BY task, sample");
+         "peak_rss, comparisons, memory_bytes, speedup_lo, speedup_hi, noisy, candidate_outside_ms, baseline_outside_ms, suite_version, task_hash FROM attempts "
+         "WHERE run = ? ORDER BY task, sample");
   s.bind(1, run);
   std::vector<AttemptRecord> out;
   while (s.step()) {
@@ -272,6 +297,8 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
     a.eval.noisy = s.integer(15) != 0;
     a.eval.candidate_outside_ms = s.is_null(16) ? 0 : s.real(16);
     a.eval.baseline_outside_ms = s.is_null(17) ? 0 : s.real(17);
+    a.suite_version = s.is_null(18) ? "" : s.text(18);
+    a.task_hash = s.is_null(19) ? "" : s.text(19);
     auto cmp = nlohmann::json::parse(s.text(11), nullptr, false);
     if (cmp.is_array())
       for (const auto& c : cmp) {
@@ -302,21 +329,22 @@ std::optional<std::pair<int64_t, TimingStats>> ResultsStore::newest_baseline(con
 void ResultsStore::put_step(int64_t run, const StepRecord& st) {
   Stmt s(db_,
          "INSERT OR REPLACE INTO agent_steps (run, task, step, layer, action, program, program_hash, predicted_ms, accepted, status, "
-         "message, compile_ms, candidate_ms, baseline_ms, speedup, speedup_lo, speedup_hi, noisy, created, cut_short, seconds) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+         "message, compile_ms, candidate_ms, baseline_ms, speedup, speedup_lo, speedup_hi, noisy, created, cut_short, seconds, "
+         "task_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   const Evaluation& e = st.eval;
   s.bind(1, run).bind(2, st.task).bind(3, st.step).bind(4, st.layer).bind(5, st.action).bind(6, st.program);
   s.bind(7, st.program_hash).bind(8, st.predicted_ms).bind(9, st.accepted ? 1 : 0).bind(10, std::string(outcome_name(e.outcome)));
   s.bind(11, e.message).bind(12, e.compile_ms).bind(13, timing_json(e.candidate).dump()).bind(14, timing_json(e.baseline).dump());
   s.bind(15, e.speedup).bind(16, e.speedup_lo).bind(17, e.speedup_hi).bind(18, e.noisy ? 1 : 0).bind(19, now_utc());
-  s.bind(20, e.cut_short ? 1 : 0).bind(21, e.seconds);
+  s.bind(20, e.cut_short ? 1 : 0).bind(21, e.seconds).bind(22, st.task_hash);
   s.step();
 }
 
 std::vector<StepRecord> ResultsStore::steps(int64_t run, const std::string& task) {
   Stmt s(db_,
          "SELECT step, layer, action, program, program_hash, predicted_ms, accepted, status, message, compile_ms, candidate_ms, "
-         "baseline_ms, speedup, speedup_lo, speedup_hi, noisy, cut_short, seconds FROM agent_steps WHERE run = ? AND task = ? ORDER BY step");
+         "baseline_ms, speedup, speedup_lo, speedup_hi, noisy, cut_short, seconds, task_hash FROM agent_steps WHERE run = ? AND task = ? "
+         "ORDER BY step");
   s.bind(1, run).bind(2, task);
   std::vector<StepRecord> out;
   while (s.step()) {
@@ -340,6 +368,7 @@ std::vector<StepRecord> ResultsStore::steps(int64_t run, const std::string& task
     r.eval.noisy = s.integer(15) != 0;
     r.eval.cut_short = s.integer(16) != 0;
     r.eval.seconds = s.real(17);
+    r.task_hash = s.is_null(18) ? "" : s.text(18);
     out.push_back(std::move(r));
   }
   return out;

@@ -21,6 +21,9 @@ struct AttemptRecord {
   std::string task;
   int sample = 0;
   std::string candidate_path, candidate_hash;
+  // The version of the task it was made on: the suite's VERSION and the task's hash (suite/task_hash.h);
+  // both "" for an attempt stored before ekb recorded them (schema 7 and older).
+  std::string suite_version, task_hash;
   Evaluation eval;
 };
 
@@ -29,6 +32,7 @@ struct StepRecord {
   std::string task;
   int step = 0;
   std::string layer, action, program, program_hash;
+  std::string task_hash;  // the task it searched (suite/task_hash.h); "" when stored before schema 8
   double predicted_ms = 0;
   bool accepted = false;
   Evaluation eval;
@@ -77,6 +81,11 @@ class ResultsStore {
   RunInfo open_run(const std::string& key, const std::string& backend, const std::string& device, const nlohmann::json& env);
   void finish_run(int64_t run);
   bool has_attempt(int64_t run, const std::string& task, int sample);
+  // The task hash a stored attempt was made on: nullopt when there is none, "" when it was stored
+  // before task hashes were recorded.
+  std::optional<std::string> attempt_task_hash(int64_t run, const std::string& task, int sample);
+  // Removes a stored attempt (one made on another version of its task, to be made again).
+  void forget_attempt(int64_t run, const std::string& task, int sample);
   void add_attempt(int64_t run, const AttemptRecord& a);  // one transaction
 
   // Peak rates measured on `machine` for a device profile (peak_rates.h): GFLOP/s, GB/s, when.
