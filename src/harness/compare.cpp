@@ -19,32 +19,51 @@ double tolerance_for(DType t) {
 }
 
 namespace {
-// The tensors an expression reads.
-void tensors_read(const Expr& e, std::vector<int>& out) {
-  if (e.kind == ExprKind::access && e.id >= 0) out.push_back(e.id);
-  for (const auto& a : e.args) tensors_read(*a, out);
+// A stage's own terms: the extents of its sums and products, multiplied where they nest and the
+// largest of those side by side (two sums added together round separately); max and min round
+// nothing.
+double own_terms(const StageInfo& s, const Expr& e) {
+  double inner = 1;
+  for (const auto& a : e.args) inner = std::max(inner, own_terms(s, *a));
+  if (e.kind != ExprKind::reduce || (e.redop != ReduceOp::sum && e.redop != ReduceOp::prod)) return inner;
+  for (int id : e.rvar_ids)
+    if (id >= 0 && id < static_cast<int>(s.vars.size())) inner *= static_cast<double>(std::max<int64_t>(s.vars[id].extent, 1));
+  return inner;
+}
+
+// The tensors an expression reads, each with whether some read sits inside a sum or product.
+void tensors_read(const Expr& e, bool in_sum, std::map<int, bool>& out) {
+  if (e.kind == ExprKind::access && e.id >= 0) out[e.id] = out[e.id] || in_sum;
+  bool sum = in_sum || (e.kind == ExprKind::reduce && (e.redop == ReduceOp::sum || e.redop == ReduceOp::prod));
+  for (const auto& a : e.args) tensors_read(*a, sum, out);
+}
+
+bool is_plain_sum(const StageInfo& s) {
+  return s.body && s.body->kind == ExprKind::reduce && (s.body->redop == ReduceOp::sum || s.body->redop == ReduceOp::prod);
 }
 
 double terms_of(const Program& p, int tensor, std::map<int, double>& memo) {
   auto it = memo.find(tensor);
   if (it != memo.end()) return it->second;
-  memo[tensor] = 1;  // (a cycle cannot happen in a checked program; this guards the recursion anyway)
+  memo[tensor] = 1;  // (a recurrence reads itself: its steps are counted below)
   double terms = 1;
   for (const auto& s : p.stages) {
-    if (s.tensor != tensor) continue;
-    double own = 1;  // terms its sums and products add up (max and min round nothing)
-    std::function<void(const Expr&)> walk = [&](const Expr& e) {
-      if (e.kind == ExprKind::reduce && (e.redop == ReduceOp::sum || e.redop == ReduceOp::prod))
-        for (int id : e.rvar_ids)
-          if (id >= 0 && id < static_cast<int>(s.vars.size())) own *= static_cast<double>(std::max<int64_t>(s.vars[id].extent, 1));
-      for (const auto& a : e.args) walk(*a);
-    };
-    if (s.body) walk(*s.body);
-    double below = 1;
-    std::vector<int> reads;
-    if (s.body) tensors_read(*s.body, reads);
-    for (int t : reads) below = std::max(below, terms_of(p, t, memo));
-    terms = std::min(own * below, 1e15);
+    if (s.tensor != tensor || !s.body) continue;
+    double own = own_terms(s, *s.body), step = own;
+    std::map<int, bool> reads;
+    tensors_read(*s.body, false, reads);
+    for (const auto& [t, in_sum] : reads) {
+      if (t == tensor) continue;
+      double below = terms_of(p, t, memo);
+      // A sum over the results of another sum is one longer sum (an implementation may run it as
+      // one); through anything else (an activation, a bias, a division) their errors add.
+      int producer = p.tensors[t].stage;
+      bool nested = in_sum && producer >= 0 && is_plain_sum(p.stages[producer]);
+      step = std::max(step, nested ? own * below : own + below - 1);
+    }
+    // A recurrence's steps each add their error to the state the next step reads.
+    if (s.is_scan()) step *= static_cast<double>(std::max<int64_t>(s.vars[s.scan_var].extent, 1));
+    terms = std::min(step, 1e15);
   }
   memo[tensor] = terms;
   return terms;

@@ -1,13 +1,13 @@
 // Comparing a kernel's outputs with the float64 reference, in one place (docs/metrics.md). The rule:
 //   floats: error_i = |got_i - ref_i| / (|ref_i| + rms(ref)), and the output passes when
 //           max error <= tolerance(dtype) * max(1, sqrt(T / 1024)), with tolerance(dtype) f64 1e-9,
-//           f32 1e-4, f16 1e-2, bf16 3e-2, and T the number of terms the longest chain of sums
-//           and products behind the output adds up (a sum over K of values that are sums over L:
-//           K*L; max and min count 1, they round nothing; rounding errors grow like T's square root).
+//           f32 1e-4, f16 1e-2, bf16 3e-2, and T the number of terms the longest chain of stages
+//           behind the output adds up (a sum over K of values that are sums over L: K*L; through an
+//           activation or any other non-sum stage the terms add; a recurrence's step counts once per
+//           step; max and min count 1, they round nothing; rounding errors grow like T's square root).
 //           A NaN or infinity where the reference is finite fails.
 //   integers and bool: exact, except that an output computed through a float-to-integer conversion
 //           may differ by 1 (rounding of values that sit on a tie in float64 but not in float32).
-// (The harness issue refines the rule with the reduction depth; docs/metrics.md states it.)
 #pragma once
 #include <string>
 #include <vector>

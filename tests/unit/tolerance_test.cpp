@@ -1,5 +1,6 @@
-// The tolerance rule's reduction depth (harness/compare.h): terms multiply along a chain of
-// reductions, and the f32 tolerance grows with their square root above 1024 terms.
+// The tolerance rule's reduction depth (harness/compare.h): terms multiply where a sum reads another
+// sum, add through anything else (a layer's activation), and the f32 tolerance grows with their
+// square root above 1024 terms.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -42,6 +43,50 @@ TEST(Tolerance, MaxAndMinCountOneTerm) {
 )"));
   EXPECT_EQ(reduction_terms(*p, p->find_tensor("M")), 1.0);
   EXPECT_EQ(reduction_terms(*p, p->find_tensor("Y")), 1000.0);  // the sum's 1000 terms, not 1000 x 1000
+}
+
+// A deep network: each layer's sum reads the previous layer's activation, so the layers' terms add
+// up instead of multiplying (a product of 12 layers' sums would make the tolerance meaningless).
+TEST(Tolerance, LayersSeparatedByActivationsAddTheirTerms) {
+  auto p = load_program(std::make_shared<SourceFile>("n.ekb", R"(kernel mlp
+  dim N = 256
+  in X : f32[N]
+  in W : f32[3, N, N] ~ normal(0, 0.06)
+  out Y : f32[N]
+  H1[j < N] = max(sum(i) W[0, j, i] * X[i], 0.0)
+  H2[j < N] = max(sum(i) W[1, j, i] * H1[i], 0.0)
+  Y[j] = sum(i) W[2, j, i] * H2[i]
+)"));
+  EXPECT_EQ(reduction_terms(*p, p->find_tensor("H1")), 256.0);
+  EXPECT_EQ(reduction_terms(*p, p->find_tensor("Y")), 3 * 256.0 - 2);
+  EXPECT_DOUBLE_EQ(tolerance_for(*p, p->find_tensor("Y")), 1e-4);
+}
+
+// Sums side by side in one expression round separately: the largest counts, not their product;
+// sums nested in one another multiply.
+TEST(Tolerance, SiblingSumsTakeTheLargestAndNestedSumsMultiply) {
+  auto p = load_program(std::make_shared<SourceFile>("s.ekb", R"(kernel sums
+  dim M = 4, K = 64, L = 32
+  in A : f32[M, K, L]
+  out S : f32[M]
+  out N : f32[M]
+  S[m] = (sum(k) A[m, k, 0]) + (sum(l) A[m, 0, l])
+  N[m] = sum(k) (A[m, k, 1] * sum(l) A[m, k, l])
+)"));
+  EXPECT_EQ(reduction_terms(*p, p->find_tensor("S")), 64.0);
+  EXPECT_EQ(reduction_terms(*p, p->find_tensor("N")), 64.0 * 32);
+}
+
+// A recurrence's error compounds over its steps: a cumulative sum over T steps has T terms.
+TEST(Tolerance, ARecurrenceCountsItsSteps) {
+  auto p = load_program(std::make_shared<SourceFile>("c.ekb", R"(kernel cumsum
+  dim T = 5000, C = 2
+  in X : f32[T, C]
+  out S : f32[T, C]
+  S[t, c] = scan(t) select(t >= 1, S[t - 1, c], 0.0) + X[t, c]
+)"));
+  EXPECT_EQ(reduction_terms(*p, p->find_tensor("S")), 5000.0);
+  EXPECT_DOUBLE_EQ(tolerance_for(*p, p->find_tensor("S")), 1e-4 * std::sqrt(5000.0 / 1024.0));
 }
 
 }  // namespace
