@@ -212,10 +212,12 @@ class CPrinter {
   }
 
   // ---- scalar expressions ----
+  // (No dialect includes <stdint.h>, so neither INT64_C nor INT64_MIN exists; `long` is 64-bit in
+  // OpenCL C, in CUDA and on the LP64 targets the C backend compiles for.)
   std::string int_literal(int64_t v) {
-    if (v == INT64_MIN) return "INT64_MIN";
+    if (v == INT64_MIN) return "((int64_t)(-9223372036854775807L - 1))";
     if (v >= INT32_MIN && v <= INT32_MAX) return std::to_string(v);
-    return fmt::format("INT64_C({})", v);
+    return fmt::format("((int64_t){}L)", v);
   }
   std::string float_literal(double v, DType t) {
     bool f32 = t != DType::f64;

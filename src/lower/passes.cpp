@@ -319,11 +319,37 @@ class GpuBlockChecker {
   }
 };
 
+bool has_bound_loop(const StmtP& s) {
+  if (!s) return false;
+  if (s->kind == SK::for_ && (s->loop == LoopKind::gpu_block || s->loop == LoopKind::gpu_thread)) return true;
+  for (const auto& b : s->body)
+    if (has_bound_loop(b)) return true;
+  return false;
+}
+
+// A block's statements with bound loops are kernels of their own; runs of serial statements between
+// them (a scalar stage: its accumulator's declaration, initial value, loop and result) are one
+// kernel each, run by one thread, so that what they declare is in scope for all of them.
 void root_nests(const StmtP& s, std::vector<StmtP>& nests, std::vector<StmtP>* scratch) {
   if (!s) return;
   if (s->kind == SK::block) {
-    for (const auto& b : s->body) root_nests(b, nests, scratch);
-  } else if (s->kind == SK::allocate && s->alloc.scope == MemScope::global && !s->alloc.extents.empty()) {
+    std::vector<StmtP> serial;
+    auto flush = [&] {
+      if (serial.size() == 1) nests.push_back(serial[0]);
+      else if (!serial.empty()) nests.push_back(block(serial));
+      serial.clear();
+    };
+    for (const auto& b : s->body) {
+      if (!b || b->kind == SK::comment) continue;
+      if (b->kind == SK::block || (b->kind == SK::allocate && b->alloc.scope == MemScope::global) || has_bound_loop(b)) {
+        flush();
+        root_nests(b, nests, scratch);
+      } else {
+        serial.push_back(b);
+      }
+    }
+    flush();
+  } else if (s->kind == SK::allocate && s->alloc.scope == MemScope::global) {
     if (scratch) scratch->push_back(s);
     root_nests(s->body[0], nests, scratch);
   } else if (s->kind != SK::comment) {

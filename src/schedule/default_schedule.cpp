@@ -293,7 +293,7 @@ std::string default_schedule_text(const Program& p, const Target& target) {
       } else {
         compute_dim[s.name] = fused;
       }
-      l1.push_back(fmt::format("  {}: {}", s.name, fmt::join(dirs, "; ")));
+      if (!dirs.empty()) l1.push_back(fmt::format("  {}: {}", s.name, fmt::join(dirs, "; ")));
       continue;
     }
     size_t pure = s.vars.size();

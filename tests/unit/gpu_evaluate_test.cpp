@@ -217,6 +217,82 @@ TEST_P(GpuEvaluate, ACompileErrorIsACompileError) {
   EXPECT_EQ(e.outcome, Outcome::compile) << e.message;
 }
 
+// Scalar (rank-0) stages in a GPU program: each is one kernel run by one thread, its accumulator
+// declared where it is used, its buffer a scratch buffer the host allocates (the whole program was
+// one kernel, with the block-parallel stages racing the scalar ones, or a scalar's accumulator was
+// declared in one kernel and used in the next); an i64 min reduction's identity is a literal every
+// dialect knows (INT64_C is not); a one-variable reduction computed inside its reader gets no empty
+// schedule line.
+TEST_P(GpuEvaluate, ScalarStagesI64ReductionsAndInnerReductionsRunCorrectly) {
+  const char* kernels[] = {
+      R"(kernel scalar_softmax
+  dim N = 300
+  in X : f32[N] ~ normal(0, 2)
+  out Y : f32[N]
+  M = max(k) X[k]
+  E[k] = exp(X[k] - M)
+  Z = sum(k) E[k]
+  Y[k] = E[k] / Z
+)",
+      R"(kernel scalar_of_a_sum
+  dim R = 12, C = 64
+  in X : f32[R, C]
+  out Y : f32[]
+  P[r] = sum(c) X[r, c] * X[r, c]
+  Y = sqrt(sum(r) P[r])
+)",
+      R"(kernel first_positive
+  dim N = 16, K = 8
+  in X : f32[N, K]
+  out Y : i64[N]
+  Y[i] = min(k) select(X[i, k] > 0.0, k, K)
+)",
+      R"(kernel all_valid
+  dim B = 64, K = 32
+  in Valid : bool[B, K] ~ bernoulli(0.97)
+  out AllValid : bool[B]
+  Mn[b] = min(k) select(Valid[b, k], 1, 0)
+  AllValid[b] = Mn[b] == 1
+)"};
+  for (const char* text : kernels) {
+    auto p = load(text);
+    ASSERT_TRUE(p) << text;
+    Evaluation e = evaluate(*p, baseline(*p), false, baseline(*p), quick());
+    EXPECT_EQ(e.outcome, Outcome::ok) << p->name << ": " << e.message;
+  }
+}
+
+// Recurrences on a GPU: independent sequences across blocks and threads; a recurrent layer whose
+// step reads every point of the step before, on the threads of one block with a barrier per step.
+TEST_P(GpuEvaluate, RecurrencesDefaultSchedulesAreCorrect) {
+  const char* kernels[] = {
+      R"(kernel ema
+  dim B = 3, T = 200, C = 100
+  in X : f32[B, T, C]
+  in A : f32[C] ~ uniform(0.5, 0.95)
+  out Y : f32[B, T, C]
+  Y[b, t, c] = scan(t) select(t >= 1, A[c] * Y[b, t - 1, c], 0.0) + (1.0 - A[c]) * X[b, t, c]
+)",
+      R"(kernel rnn
+  dim B = 2, T = 30, I = 8, HD = 300
+  in X : f32[B, T, I]
+  in Wx : f32[HD, I] ~ normal(0, 0.35)
+  in Wh : f32[HD, HD] ~ normal(0, 0.05)
+  out H : f32[B, T, HD]
+  H[b, t, j] = scan(t) tanh((sum(i) Wx[j, i] * X[b, t, i]) + select(t >= 1, sum(k) Wh[j, k] * H[b, t - 1, k], 0.0))
+)"};
+  for (const char* text : kernels) {
+    auto p = load(text);
+    ASSERT_TRUE(p) << text;
+    std::string src = baseline(*p);
+    Evaluation e = evaluate(*p, src, false, src, quick());
+    EXPECT_EQ(e.outcome, Outcome::ok) << p->name << ": " << e.message << "\n" << src;
+  }
+  auto rnn = load(kernels[1]);
+  std::string src = baseline(*rnn);
+  EXPECT_NE(src.find(dev_.backend == Backend::cuda ? "__syncthreads()" : "barrier("), std::string::npos) << src;
+}
+
 INSTANTIATE_TEST_SUITE_P(Api, GpuEvaluate, ::testing::Values("opencl", "cuda"));
 
 TEST(GpuProbe, AnAbsentPlatformIsUnavailableWithTheReason) {
