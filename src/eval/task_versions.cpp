@@ -93,11 +93,14 @@ std::vector<std::string> version_notes(const TaskVersions& v) {
   if (v.suite_versions.size() > 1)
     out.push_back(fmt::format("note: the attempts span {} suite versions ({}): their results are not all on the same tasks",
                               v.suite_versions.size(), labels(v.suite_versions)));
-  if (!v.other_version.empty())
-    out.push_back(fmt::format("note: {} attempt(s) were made on another version of their task (suite {} vs {} now): {}; "
-                              "their results do not hold for the current task",
-                              v.other_version.size(), labels(versions_of(v.other_version)),
-                              suite_version_label(v.current_suite.value_or("")), listed(v.other_version)));
+  if (!v.other_version.empty()) {
+    std::string then = labels(versions_of(v.other_version)), now = suite_version_label(v.current_suite.value_or(""));
+    std::string which = then == now ? fmt::format("suite {} both: the task changed without a new suite version", now)
+                                    : fmt::format("suite {} vs {} now", then, now);
+    out.push_back(fmt::format("note: {} attempt(s) were made on another version of their task ({}): {}; their results do "
+                              "not hold for the current task",
+                              v.other_version.size(), which, listed(v.other_version)));
+  }
   if (!v.gone.empty())
     out.push_back(fmt::format("note: {} attempt(s) were made on a task the current suite ({}) does not have: {}", v.gone.size(),
                               suite_version_label(v.current_suite.value_or("")), listed(v.gone)));

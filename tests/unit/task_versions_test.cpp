@@ -164,6 +164,11 @@ TEST(TaskVersionsReport, NotesEveryKindOfMismatch) {
   EXPECT_EQ(j["other_version"].size(), 2u);
   EXPECT_EQ(j["current_suite_version"], "0.2.0");
   EXPECT_EQ(j["notes"].size(), 4u);
+  // A task changed while the suite kept its version: said as such.
+  auto same = version_notes(task_versions({attempt("scale_64", 0, "0.2.0", "0000000000000000")}, &s));
+  ASSERT_EQ(same.size(), 1u);
+  EXPECT_NE(same[0].find("(suite 0.2.0 both: the task changed without a new suite version): scale_64"), std::string::npos)
+      << same[0];
   // All on the current versions: nothing to say.
   TaskVersions clean = task_versions({all[0]}, &s);
   EXPECT_FALSE(clean.mixed());
