@@ -69,11 +69,22 @@ struct Node {
   std::vector<double> acc_f;
   std::vector<int64_t> acc_i;
   std::unique_ptr<Frame> sub;  // reductions: a frame whose lanes are reduction points
+  std::array<int64_t, 3>* counts = nullptr;  // a choice's outcomes, when coverage is counted
 };
 
 class Evaluator {
  public:
-  explicit Evaluator(std::vector<TensorData>& store) : store_(store) {}
+  Evaluator(std::vector<TensorData>& store, BranchCoverage* coverage) : store_(store), coverage_(coverage) {}
+  ~Evaluator() {
+    if (!coverage_ || counts_.empty()) return;
+    std::lock_guard<std::mutex> lock(coverage_->mutex);
+    for (const auto& [e, c] : counts_) {
+      auto& into = coverage_->counts[e];
+      for (size_t k = 0; k < c.size(); ++k) into[k] += c[k];
+    }
+  }
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
 
   // Elements [begin, end) of the stage's output (row-major); the chunks of kLanes start at `begin`.
   void run_stage(const StageInfo& st, TensorData& out, int64_t begin, int64_t end) {
@@ -151,6 +162,26 @@ class Evaluator {
  private:
   std::vector<TensorData>& store_;  // indexed by tensor id
   const StageInfo* st_ = nullptr;
+  BranchCoverage* coverage_;
+  std::map<const Expr*, std::array<int64_t, 3>> counts_;  // this evaluator's, added to coverage_ at the end
+
+  static bool is_choice(const Expr& e) {
+    return e.kind == ExprKind::call &&
+           (e.fn == Fn::select || e.fn == Fn::clamp || ((e.fn == Fn::min || e.fn == Fn::max) && e.args.size() == 2));
+  }
+  // Counts the active lanes' outcomes of a clamp (below, inside, above) or a min/max (first, second, tie).
+  template <typename T>
+  void count_choice(Node& n, const uint8_t* mask, int N, const T* x, const T* y, const T* z) {
+    if (!n.counts) return;
+    auto& c = *n.counts;
+    Fn fn = n.expr->fn;
+    for (int l = 0; l < N; ++l) {
+      if (mask && !mask[l]) continue;
+      if (fn == Fn::clamp) ++c[x[l] < y[l] ? 0 : x[l] > z[l] ? 2 : 1];
+      else if (x[l] == y[l]) ++c[2];
+      else ++c[(fn == Fn::max) == (x[l] > y[l]) ? 0 : 1];
+    }
+  }
 
   std::unique_ptr<Node> build(const Expr& e) {
     auto n = std::make_unique<Node>();
@@ -159,6 +190,7 @@ class Evaluator {
     n->type = e.type;
     n->fl = is_float(e.type);
     for (const auto& a : e.args) n->kids.push_back(build(*a));
+    if (coverage_ && is_choice(e)) n->counts = &counts_[&e];
     switch (e.kind) {
       case ExprKind::int_lit:
       case ExprKind::bool_lit:
@@ -417,6 +449,10 @@ class Evaluator {
       Val c = eval(*n.kids[0], fr, mask);
       int ta = and_mask(mask, c.i, true, N, n.mask_a);
       int tb = and_mask(mask, c.i, false, N, n.mask_b);
+      if (n.counts) {
+        (*n.counts)[0] += ta;
+        (*n.counts)[1] += tb;
+      }
       Val a{}, b{};
       const double *af = nullptr, *bf = nullptr;
       if (ta) {
@@ -454,6 +490,7 @@ class Evaluator {
     if (n.fl) {
       std::vector<const double*> x;
       for (size_t i = 0; i < n.kids.size(); ++i) x.push_back(to_double(*n.kids[i], args[i], N));
+      if (n.counts) count_choice(n, mask, N, x[0], x[1], fn == Fn::clamp ? x[2] : x[1]);
       double* r = n.fb.data();
       switch (fn) {
         case Fn::min: for (int l = 0; l < N; ++l) r[l] = sem::fmin_nan(x[0][l], x[1][l]); break;
@@ -469,6 +506,7 @@ class Evaluator {
       }
       return own(n);
     }
+    if (n.counts) count_choice(n, mask, N, args[0].i, args[1].i, fn == Fn::clamp ? args[2].i : args[1].i);
     int64_t* r = n.ib.data();
     DType t = n.type;
     switch (fn) {
@@ -600,16 +638,17 @@ namespace {
 // a fault is the one of the lowest range that had one, as one thread would have stopped at it.
 constexpr int64_t kChunksPerThread = 16;
 
-void run_stage_on_threads(std::vector<TensorData>& store, const StageInfo& st, TensorData& out, unsigned threads) {
+void run_stage_on_threads(std::vector<TensorData>& store, const StageInfo& st, TensorData& out, unsigned threads,
+                          BranchCoverage* coverage) {
   if (st.is_scan()) {  // steps in order, each on one thread (a step's points are the lanes)
-    Evaluator(store).run_scan(st, out);
+    Evaluator(store, coverage).run_scan(st, out);
     return;
   }
   int64_t total = out.size();
   int64_t chunks = (total + kLanes - 1) / kLanes;
   int64_t parts = std::min<int64_t>(threads, chunks / kChunksPerThread);
   if (parts <= 1) {
-    Evaluator(store).run_stage(st, out, 0, total);
+    Evaluator(store, coverage).run_stage(st, out, 0, total);
     return;
   }
   std::vector<std::exception_ptr> failed(static_cast<size_t>(parts));
@@ -618,7 +657,7 @@ void run_stage_on_threads(std::vector<TensorData>& store, const StageInfo& st, T
     pool.emplace_back([&, t] {
       int64_t begin = chunks * t / parts * kLanes, end = std::min(total, chunks * (t + 1) / parts * kLanes);
       try {
-        Evaluator(store).run_stage(st, out, begin, end);
+        Evaluator(store, coverage).run_stage(st, out, begin, end);
       } catch (...) {
         failed[static_cast<size_t>(t)] = std::current_exception();
       }
@@ -657,7 +696,7 @@ std::vector<TensorData> interpret(const Program& p, const std::vector<TensorData
     for (const auto& st : p.stages) {
       const TensorInfo& t = p.tensors[st.tensor];
       store[st.tensor] = TensorData(t.name, t.dtype, t.shape);
-      run_stage_on_threads(store, st, store[st.tensor], threads);
+      run_stage_on_threads(store, st, store[st.tensor], threads, opts.coverage);
     }
   } catch (const RuntimeFault& f) {
     DiagnosticList d;

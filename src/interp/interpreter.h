@@ -3,6 +3,9 @@
 // reductions accumulating in double, select / && / || lazy), vectorised over lanes of outputs so that
 // a 256^3 matmul takes well under a second.
 #pragma once
+#include <array>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -12,9 +15,19 @@
 
 namespace ekb {
 
+// Which way every choice of a program went, over the points where it was evaluated: per `select`
+// (condition true, false), `clamp` (below the low bound, inside, above the high bound) and
+// two-argument `min`/`max` (the first operand chosen, the second, a tie). The degeneracy filter
+// rejects a task with a choice that never goes both ways (src/suite/degenerate.h).
+struct BranchCoverage {
+  std::map<const Expr*, std::array<int64_t, 3>> counts;
+  std::mutex mutex;  // the interpreter's threads add their counts under it
+};
+
 struct InterpretOptions {
   bool keep_intermediates = false;  // also return intermediate stages (after the outputs)
   int threads = 0;                  // threads for a large stage; 0: the machine's (results do not depend on it)
+  BranchCoverage* coverage = nullptr;  // when set, every choice's outcomes are counted into it
 };
 
 // Throws std::runtime_error when the program is too large to interpret in memory (all its tensors

@@ -1,5 +1,7 @@
 // Rejecting degenerate tasks: a task whose reference output is constant, near zero everywhere,
-// non-finite, or insensitive to one of its inputs cannot tell a right kernel from a wrong one.
+// non-finite, or insensitive to one of its inputs, or with a choice that never goes both ways on the
+// harness's input sets (a select always taking one branch, a clamp that never clamps, a min or max
+// always taking one operand), cannot tell a right kernel from a wrong one.
 #pragma once
 #include <optional>
 #include <string>

@@ -145,5 +145,48 @@ TEST(Degenerate, CatchesEachKind) {
   EXPECT_TRUE(has(d, "same for two different input seeds"));
 }
 
+std::vector<std::string> degeneracy_problems(const std::string& text) {
+  auto p = valid(text);
+  return p ? check_degenerate(*p, false).problems : std::vector<std::string>{"invalid"};
+}
+bool mentions(const std::vector<std::string>& v, const std::string& needle) {
+  for (const auto& s : v)
+    if (s.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+// Choices on the inputs' values must go both ways on the three input sets: a clamp that never
+// clamps, one that always does, a select whose condition never changes, a max that always takes the
+// same operand are degenerate; a choice on indices alone (a border the sizes never reach) is not.
+TEST(Degenerate, ChoicesThatNeverGoBothWaysAreCaught) {
+  auto clamp_never = degeneracy_problems(
+      "kernel k\n  in X : f32[64] ~ uniform(-1, 1)\n  out Y : f32[64]\n  Y[i] = clamp(X[i], -6.0, 6.0)\n");
+  EXPECT_TRUE(mentions(clamp_never, "never clamps")) << clamp_never.size();
+  EXPECT_TRUE(mentions(clamp_never, ":4:")) << "the problem names the line";
+  auto clamp_always = degeneracy_problems(
+      "kernel k\n  in X : f32[64] ~ uniform(2, 3)\n  in Z : f32[64]\n  out Y : f32[64]\n  Y[i] = clamp(X[i], 0.0, 1.0) + Z[i]\n");
+  EXPECT_TRUE(mentions(clamp_always, "always clamps"));
+  auto select_one = degeneracy_problems(
+      "kernel k\n  in X : f32[64] ~ uniform(0.5, 2)\n  out Y : f32[64]\n  Y[i] = select(X[i] > 0.0, X[i] * 2.0, -X[i])\n");
+  EXPECT_TRUE(mentions(select_one, "always takes its first branch"));
+  auto max_one = degeneracy_problems(
+      "kernel k\n  in X : f32[64] ~ positive(1, 10)\n  out Y : f32[64]\n  Y[i] = log(max(X[i], 1e-6))\n");
+  EXPECT_TRUE(mentions(max_one, "always takes its first operand"));
+  // Both ways: no problem. A border clamp on indices that the sizes never reach: no problem.
+  auto sound = degeneracy_problems(
+      "kernel k\n  in X : f32[64] ~ normal(0, 4)\n  out Y : f32[64]\n"
+      "  Y[i] = clamp(X[i], 0.0, 6.0) + select(X[i] > 1.0, X[i], 0.0) + X[max(i - 100, 0)]\n");
+  EXPECT_TRUE(sound.empty()) << sound.front();
+}
+
+// The three input sets count together: seed 3 narrows a normal input to a quarter, where a ReLU6
+// may never saturate; seeds 1 and 2 reach it, and that is enough.
+TEST(Degenerate, ChoicesCountOverAllThreeInputSets) {
+  auto p = valid("kernel k\n  in X : f32[256] ~ normal(0, 2)\n  out Y : f32[256]\n  Y[i] = clamp(X[i], 0.0, 6.0)\n");
+  ASSERT_TRUE(p);
+  auto r = check_degenerate(*p, false);
+  EXPECT_TRUE(r.ok()) << r.problems.front();
+}
+
 }  // namespace
 }  // namespace ekb::test
