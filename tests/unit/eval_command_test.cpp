@@ -12,9 +12,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "command_util.h"
+
+#include <sqlite3.h>
 
 namespace {
 
@@ -127,6 +130,48 @@ TEST(EvalCommand, ResumesAfterSigkillWithNothingLostOrCountedTwice) {
   EXPECT_EQ(j["samples"], 6);
   EXPECT_DOUBLE_EQ(j["correct_at_1"].get<double>(), 1.0);
   EXPECT_EQ(j["attempts"].size(), 6u);
+}
+
+// A run resumed after its task changed (here the distribution of an input) makes the stored attempt
+// again, says so, and stores it with the new task hash; nothing of the old version is kept.
+TEST(EvalCommand, AResumedRunMakesAgainAnAttemptStoredForAnotherVersionOfItsTask) {
+  Dir d("version");
+  d.write(std::string(kTask) + ".c", kCorrect);
+  fs::path suite = d.path / "suite";
+  fs::create_directories(suite / "broadcast");
+  fs::copy_file(fs::path(EKB_SOURCE_DIR) / "suite/broadcast/imu_calibrate.ekb", suite / "broadcast/imu_calibrate.ekb");
+  std::ofstream(suite / "VERSION") << "1.0.0\n";
+  std::string eval = std::string(EKB_BINARY) + " --suite " + suite.string() + " eval " + d.args();
+  auto first = nlohmann::json::parse(ekb::test::run_command(eval + " 2>/dev/null").out, nullptr, false);
+  ASSERT_TRUE(first.is_object()) << "not JSON";
+  std::string then = first["attempts"][0]["task_hash"];
+  EXPECT_EQ(first["attempts"][0]["suite_version"], "1.0.0");
+  {  // the task changes, and the run is left as if it had been interrupted
+    std::ifstream in(suite / "broadcast/imu_calibrate.ekb");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    text.replace(text.find("~ normal(0, 4)"), 14, "~ normal(0, 3)");
+    std::ofstream(suite / "broadcast/imu_calibrate.ekb") << text;
+    std::ofstream(suite / "VERSION") << "1.1.0\n";
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((d.path / "r.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE runs SET finished = 0", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto again = ekb::test::run_command(eval + " 2>&1 >" + (d.path / "again.json").string());
+  EXPECT_NE(again.out.find(std::string(kTask) + " sample 0: what the run stored was made on another version of the task (task hash " +
+                           then),
+            std::string::npos)
+      << again.out;
+  std::ifstream in(d.path / "again.json");
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["run"], first["run"]);  // the same run, continued
+  ASSERT_EQ(j["attempts"].size(), 1u);
+  EXPECT_NE(j["attempts"][0]["task_hash"], then);
+  EXPECT_EQ(j["attempts"][0]["suite_version"], "1.1.0");
+  EXPECT_EQ(j["attempts"][0]["status"], "ok");
 }
 
 }  // namespace
