@@ -37,8 +37,17 @@ bool check_manifest(const Suite& s, const Globals& g) {
                              suite_version_label(s.version()));
     return true;
   }
-  std::cerr << fmt::format("ekb: error: {} does not match the suite: {} workload(s) differ\n", path.string(), diffs.size());
-  for (const auto& d : diffs) std::cerr << "  " << describe(d) << "\n";
+  // Changed and vanished tasks first (they break comparisons with stored results), then new ones.
+  const ManifestChange order[] = {ManifestChange::changed, ManifestChange::extra, ManifestChange::missing};
+  size_t n[3] = {0, 0, 0};
+  for (const auto& d : diffs)
+    for (int k = 0; k < 3; ++k) n[k] += d.change == order[k];
+  std::cerr << fmt::format("ekb: error: {} does not match the suite: {} workload(s) differ ({} changed, {} in the manifest "
+                           "but not in the suite, {} not in the manifest)\n",
+                           path.string(), diffs.size(), n[0], n[1], n[2]);
+  for (ManifestChange kind : order)
+    for (const auto& d : diffs)
+      if (d.change == kind) std::cerr << "  " << describe(d) << "\n";
   std::cerr << fmt::format(
       "  fix: when these changes are meant, run `{}`, say what changed in CHANGELOG.md and, when a released task "
       "changed or went, raise suite/VERSION\n",

@@ -135,7 +135,11 @@ TEST(ManifestCommand, WriteThenCheckThenDetectEveryKindOfStaleness) {
   f.replace("MANIFEST", "scale_64\t", "scale_32\tscale\t0123456789abcdef\nscale_64\t");             // an extra line
   CommandResult stale = ekb_in(f.suite, "suite-manifest --check");
   EXPECT_EQ(stale.status, 1) << stale.out;
-  EXPECT_NE(stale.out.find("does not match the suite: 3 workload(s) differ"), std::string::npos) << stale.out;
+  EXPECT_NE(stale.out.find("does not match the suite: 3 workload(s) differ (1 changed, 1 in the manifest but not in the "
+                          "suite, 1 not in the manifest)"),
+            std::string::npos)
+      << stale.out;
+  EXPECT_LT(stale.out.find("changed: conv1d_k3_c"), stale.out.find("not in the manifest: mlp2_deep"));  // changes first
   EXPECT_NE(stale.out.find("  changed: conv1d_k3_c (task hash "), std::string::npos) << stale.out;
   EXPECT_NE(stale.out.find("  not in the manifest: mlp2_deep"), std::string::npos) << stale.out;
   EXPECT_NE(stale.out.find("  in the manifest but not in the suite: scale_32"), std::string::npos) << stale.out;
