@@ -30,9 +30,12 @@ std::string hash_hex(const std::string& text) {
 }
 
 void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
-                    const std::string& db, bool json, Timing timing) {
+                    const std::string& db, bool json, Timing timing, bool quick) {
   ResultsStore store(db);
-  RunInfo run = evaluate_run(suite, subs, key, dev, store, timing);
+  RunInfo run = evaluate_run(suite, subs, key, dev, store, timing, quick);
+  if (quick && !json)
+    std::cout << "quick timing (--quick): every check as always, times from a few calls per side: a verification, not a "
+                 "measurement\n";
   auto attempts = store.attempts(run.id);
   if (json) std::cout << report_json(run, attempts, subs.problems).dump(2) << "\n";
   else print_report(run, attempts, subs.problems);
@@ -43,14 +46,13 @@ void register_eval(CLI::App& app, Globals& g) {
                                          "sandboxed worker process), store the attempts, print the metrics. Resumable: run it "
                                          "again with the same arguments after an interruption.");
   struct Opts {
-    std::string dir, backend, device, tasks, db = default_db(), timing = "cold";
-    bool json = false;
+    std::string dir, backend, device, tasks, db = default_db(), timing = "cold", shard;
+    bool json = false, quick = false, defaults = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("DIR", o->dir,
                   "submissions: TASK.ekb, TASK.c, TASK.cpp (cpu), TASK.cu (cuda), TASK.cl (opencl); several samples as "
-                  "TASK.s0.c, TASK.s1.ekb...")
-      ->required();
+                  "TASK.s0.c, TASK.s1.ekb... (leave it out with --defaults)");
   cmd->add_option("--backend", o->backend, "cpu, cuda or opencl (default: the device profile's)")->option_text("B");
   cmd->add_option("--device", o->device,
                   "a device profile (`ekb devices`; default: host for cpu, h200-cuda for cuda, opencl-any for opencl)")
@@ -59,15 +61,34 @@ void register_eval(CLI::App& app, Globals& g) {
   cmd->add_option("--db", o->db, "the results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
   cmd->add_flag("--json", o->json, "print one JSON object instead of the table");
   add_timing_option(cmd, o->timing);
+  cmd->add_flag("--quick", o->quick,
+                "a verification rather than a measurement: every check as always (three input sets, poisoned outputs, "
+                "guard zones), but each side timed for a few calls only (5 to 20, half a second); the run is kept apart "
+                "from full runs");
+  cmd->add_flag("--defaults", o->defaults,
+                "instead of DIR: every suite task (matching --tasks) with its own text, that is its default schedule, "
+                "against itself: the suite verified on the device (with --quick, bench/suite/verify.sh)");
+  cmd->add_option("--shard", o->shard, "only the I-th of N interleaved parts of the tasks (1-based, in sorted order), e.g. 2/4")
+      ->option_text("I/N");
   cmd->callback([o, &g] {
+    if (o->defaults == !o->dir.empty())
+      throw CLI::ValidationError("ekb eval", o->defaults ? "give either DIR or --defaults, not both"
+                                                          : "give DIR, the submissions' directory (or --defaults for the suite's own)");
     DeviceProfile dev = device_for(o->device, o->backend);
     Suite suite = g.load_suite();
-    SubmissionSet subs = scan_submissions(o->dir, suite, o->tasks);
+    SubmissionSet subs = o->defaults ? default_submissions(suite, o->tasks) : scan_submissions(o->dir, suite, o->tasks);
+    std::pair<int, int> shard{1, 1};
+    if (!o->shard.empty()) {
+      shard = parse_shard(o->shard);
+      keep_shard(subs, shard.first, shard.second);
+    }
     for (const auto& p : subs.problems) std::cerr << "ekb eval: " << p << "\n";
-    nlohmann::json key = {{"command", "eval"}, {"dir", std::filesystem::absolute(o->dir).lexically_normal().string()},
+    nlohmann::json key = {{"command", "eval"},
+                          {"dir", o->defaults ? std::string("(defaults)") : std::filesystem::absolute(o->dir).lexically_normal().string()},
                           {"backend", backend_name(dev.backend)}, {"device", dev.name}, {"tasks", o->tasks}};
+    if (!o->shard.empty()) key["shard"] = o->shard;
     for (const auto& s : subs.items) key["files"].push_back({s.path, hash_hex(s.text)});
-    run_evaluation(suite, subs, key, dev, o->db, o->json, parse_timing(o->timing));
+    run_evaluation(suite, subs, key, dev, o->db, o->json, parse_timing(o->timing), o->quick);
   });
 }
 

@@ -45,7 +45,7 @@ void register_eval(CLI::App& app, Globals& g);
 // What `ekb eval` does once the submissions are known (`ekb run` uses it for its main job): evaluate
 // each one not yet stored under `key` in the store `db`, then print the report (or JSON).
 void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
-                    const std::string& db, bool json, Timing timing = Timing::cold);
+                    const std::string& db, bool json, Timing timing = Timing::cold, bool quick = false);
 std::string default_db();  // $EKB_DB, else ./ekb_results.db
 std::string hash_hex(const std::string& text);  // XXH3 as 16 hex digits
 void register_results(CLI::App& app, Globals& g);

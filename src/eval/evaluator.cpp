@@ -20,6 +20,15 @@ EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks, Timin
   return eo;
 }
 
+void quick_timing(EvalOptions& o) {
+  o.min_seconds = 0.005;
+  o.min_reps = 5;
+  o.max_reps = 20;
+  o.max_wall_seconds = 0.5;
+  o.noisy_max_reps = o.max_reps;
+  o.noisy_max_wall_seconds = o.max_wall_seconds;
+}
+
 nlohmann::json keyed_by_timing(nlohmann::json key, Timing timing) {
   if (timing != Timing::cold) key["timing"] = timing_name(timing);
   return key;

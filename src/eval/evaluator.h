@@ -13,6 +13,10 @@ namespace ekb {
 // The options a device profile implies: its threads, memory budget, GPU device, and the peak rates
 // that bound an honest time (none on GPU profiles); calls timed in `timing` (timing_regime.h).
 EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks, Timing timing = Timing::cold);
+// Timing cut to a few calls per side (at least 5, at most 20, half a second), without the extra
+// rounds a wide interval asks for: enough to see that a kernel runs and roughly how fast, not a
+// measurement (`ekb eval --quick`, the suite's verification).
+void quick_timing(EvalOptions& o);
 
 // A run's key (its canonical arguments) with the timing regime in it where it is not the default
 // (so that keys of cold runs stay what they were): a warm run never resumes a cold one.

@@ -51,12 +51,15 @@ PeakRates prepare_device(ResultsStore& store, const DeviceProfile& dev, nlohmann
 }
 
 RunInfo evaluate_run(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
-                     ResultsStore& store, Timing timing) {
+                     ResultsStore& store, Timing timing, bool quick) {
   nlohmann::json env;
   PeakRates peaks = prepare_device(store, dev, &env);
   env["timing"] = timing_name(timing);
-  RunInfo run = store.open_run(keyed_by_timing(key, timing).dump(), backend_name(dev.backend), dev.name, env);
+  nlohmann::json run_key = keyed_by_timing(key, timing);
+  if (quick) env["quick"] = run_key["quick"] = true;
+  RunInfo run = store.open_run(run_key.dump(), backend_name(dev.backend), dev.name, env);
   EvalOptions eo = eval_options(dev, peaks, timing);
+  if (quick) quick_timing(eo);
   Progress progress("eval", subs.items.size());
   size_t failures = 0;
   for (const auto& s : subs.items) {

@@ -21,8 +21,10 @@ PeakRates prepare_device(ResultsStore& store, const DeviceProfile& dev, nlohmann
 
 // Evaluates every submission not yet stored under `key` in `store`, in order, with progress on
 // stderr, timed in `timing` (stored with the run, and part of its key); returns the run (finished).
+// `quick`: a verification (the suite's default schedules on a device): every check as always, the
+// timing cut to a few calls per side (quick_timing); the run's key and environment say so.
 RunInfo evaluate_run(const Suite& suite, const SubmissionSet& subs, const nlohmann::json& key, const DeviceProfile& dev,
-                     ResultsStore& store, Timing timing = Timing::cold);
+                     ResultsStore& store, Timing timing = Timing::cold, bool quick = false);
 
 // The commit ekb was built from ("unknown" outside a git checkout).
 const char* ekb_commit();

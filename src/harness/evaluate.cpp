@@ -478,6 +478,10 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
       measured_enough = enough || reps >= o.max_reps || (wall >= o.max_wall_seconds && reps >= 3);
       if (!measured_enough) continue;
       if (interval_now().relative_half_width() <= o.max_interval_half_width) break;
+      if (reps >= o.noisy_max_reps || wall >= o.noisy_max_wall_seconds) {  // no rounds left for a wide interval
+        e.noisy = true;
+        break;
+      }
       continue;
     }
     // Measured enough, but the interval was too wide: more rounds, up to the cap.

@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <iterator>
+#include <map>
+#include <set>
 
 #include "util/strings.h"
 
@@ -149,6 +151,41 @@ SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const
   std::sort(out.items.begin(), out.items.end(),
             [](const Submission& a, const Submission& b) { return std::tie(a.task, a.sample) < std::tie(b.task, b.sample); });
   return out;
+}
+
+SubmissionSet default_submissions(const Suite& suite, const std::string& tasks_glob) {
+  SubmissionSet subs;
+  for (const auto& t : suite.tasks()) {
+    if (!tasks_glob.empty() && fnmatch(tasks_glob.c_str(), t.name.c_str(), 0) != 0) continue;
+    Submission s;
+    s.task = t.name;
+    s.path = t.file.string() + ":" + t.name;
+    s.kind = SourceKind::ekb;
+    s.text = t.text;
+    subs.items.push_back(std::move(s));
+  }
+  std::sort(subs.items.begin(), subs.items.end(), [](const Submission& a, const Submission& b) { return a.task < b.task; });
+  return subs;
+}
+
+void keep_shard(SubmissionSet& subs, int i, int n) {
+  std::vector<std::string> tasks;
+  for (const auto& s : subs.items)
+    if (tasks.empty() || tasks.back() != s.task) tasks.push_back(s.task);
+  std::sort(tasks.begin(), tasks.end());
+  tasks.erase(std::unique(tasks.begin(), tasks.end()), tasks.end());
+  std::set<std::string> keep;
+  for (size_t k = 0; k < tasks.size(); ++k)
+    if (static_cast<int>(k % static_cast<size_t>(n)) == i - 1) keep.insert(tasks[k]);
+  std::erase_if(subs.items, [&](const Submission& s) { return !keep.count(s.task); });
+}
+
+std::pair<int, int> parse_shard(const std::string& text) {
+  int i = 0, n = 0;
+  char slash = 0, extra = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d%c", &i, &slash, &n, &extra) != 3 || slash != '/' || n < 1 || i < 1 || i > n)
+    throw std::invalid_argument("--shard `" + text + "`: write I/N with 1 <= I <= N, e.g. 2/4 for the second of four parts");
+  return {i, n};
 }
 
 }  // namespace ekb

@@ -49,4 +49,14 @@ std::string raw_kinds_taken(Backend backend);
 // `tasks_glob` (fnmatch, "" for all) filters by task name.
 SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const std::string& tasks_glob);
 
+// Every suite task matching `tasks_glob` with its own text as the submission (no schedule sections:
+// its default schedule), for verifying the suite on a device (`ekb eval --defaults`).
+SubmissionSet default_submissions(const Suite& suite, const std::string& tasks_glob);
+
+// Keeps the i-th of n interleaved parts (1-based) of the set's tasks, in their sorted order (every
+// sample of a task stays with it): a deterministic split of the work (`--shard I/N`).
+void keep_shard(SubmissionSet& subs, int i, int n);
+// Parses "I/N" (1 <= I <= N); throws std::invalid_argument saying what is wrong.
+std::pair<int, int> parse_shard(const std::string& text);
+
 }  // namespace ekb

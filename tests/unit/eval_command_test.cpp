@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <set>
 #include <thread>
 
 #include "command_util.h"
@@ -22,6 +23,8 @@
 namespace {
 
 namespace fs = std::filesystem;
+
+using ekb::test::run_command;
 
 std::string run(const std::string& args) { return ekb::test::run_command(std::string(EKB_BINARY) + " " + args + " 2>/dev/null").out; }
 
@@ -172,6 +175,48 @@ TEST(EvalCommand, AResumedRunMakesAgainAnAttemptStoredForAnotherVersionOfItsTask
   EXPECT_NE(j["attempts"][0]["task_hash"], then);
   EXPECT_EQ(j["attempts"][0]["suite_version"], "1.1.0");
   EXPECT_EQ(j["attempts"][0]["status"], "ok");
+}
+
+
+TEST(EvalCommand, DefaultsQuickVerifiesTheSuiteInShardsKeptApartFromFullRuns) {
+  Dir d("defaults");
+  std::string fixture = std::string(EKB_SOURCE_DIR) + "/tests/fixtures/suite_small";
+  std::string eval = std::string(EKB_BINARY) + " --suite " + fixture + " eval --defaults --db " + (d.path / "r.db").string() + " --json";
+  auto quick = nlohmann::json::parse(run_command(eval + " --quick 2>/dev/null").out, nullptr, false);
+  ASSERT_TRUE(quick.is_object()) << "not JSON";
+  EXPECT_EQ(quick["tasks"], 8);  // every task of the fixture suite, each with its own default schedule
+  EXPECT_DOUBLE_EQ(quick["correct_at_1"].get<double>(), 1.0);
+  EXPECT_EQ(quick["environment"]["quick"], true);
+  for (const auto& a : quick["attempts"]) {
+    EXPECT_EQ(a["status"], "ok") << a.dump();
+    EXPECT_LE(a["rounds"].get<int>(), 20) << "quick timing takes a few calls per side";
+  }
+  // Two shards: disjoint, together the whole, each its own run.
+  std::set<std::string> seen;
+  std::set<int> runs{quick["run"].get<int>()};
+  for (const char* shard : {"1/2", "2/2"}) {
+    auto j = nlohmann::json::parse(run_command(eval + " --quick --shard " + shard + " 2>/dev/null").out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << shard;
+    EXPECT_EQ(j["tasks"], 4) << shard;
+    for (const auto& a : j["attempts"]) EXPECT_TRUE(seen.insert(a["task"].get<std::string>()).second) << a["task"];
+    EXPECT_TRUE(runs.insert(j["run"].get<int>()).second) << shard << " resumed another run";
+  }
+  EXPECT_EQ(seen.size(), 8u);
+  // A full (not quick) run of the same tasks is another run, timed as always.
+  auto full = nlohmann::json::parse(run_command(eval + " --tasks 'relu*' 2>/dev/null").out, nullptr, false);
+  ASSERT_TRUE(full.is_object());
+  EXPECT_TRUE(runs.insert(full["run"].get<int>()).second) << "the full run resumed a quick one";
+  EXPECT_FALSE(full["environment"].contains("quick"));
+  // Misuse is refused, saying what to write.
+  auto both = run_command(std::string(EKB_BINARY) + " eval " + d.path.string() + " --defaults 2>&1");
+  EXPECT_NE(both.status, 0);
+  EXPECT_NE(both.out.find("not both"), std::string::npos) << both.out;
+  auto neither = run_command(std::string(EKB_BINARY) + " eval 2>&1");
+  EXPECT_NE(neither.status, 0);
+  EXPECT_NE(neither.out.find("--defaults"), std::string::npos) << neither.out;
+  auto shard = run_command(eval + " --shard 3/2 2>&1");
+  EXPECT_NE(shard.status, 0);
+  EXPECT_NE(shard.out.find("--shard `3/2`"), std::string::npos) << shard.out;
 }
 
 }  // namespace
