@@ -1,8 +1,10 @@
-// Every suite workload compiles with its default (baseline) schedule on the cpu backend and matches
-// the float64 reference; plain loops (no schedule) too, for a subset.
+// Suite workloads compile with their default (baseline) schedule on the cpu backend and match the
+// float64 reference: every pattern once and a stratified part of the rest (suite_sample.h; the whole
+// suite: bench/suite/verify.sh host); plain loops (no schedule) too, for the small ones of those.
 #include "cpu_test_util.h"
 #include "suite/figures.h"
 #include "suite/suite.h"
+#include "suite_sample.h"
 
 namespace ekb::test {
 namespace {
@@ -21,18 +23,15 @@ TEST_P(CpuSuite, DefaultScheduleMatchesReference) {
   EXPECT_TRUE(c.pass) << GetParam() << ": " << c.report;
 }
 
-std::vector<std::string> task_names() {
-  std::vector<std::string> v;
-  for (const auto& t : suite().tasks()) v.push_back(t.name);
-  return v;
-}
+std::vector<std::string> task_names() { return sampled_workloads(suite(), suite_stratum()); }
 
 INSTANTIATE_TEST_SUITE_P(Suite, CpuSuite, ::testing::ValuesIn(task_names()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 TEST(CpuSuitePlainLoops, SmallTasksMatchWithoutASchedule) {
   int checked = 0;
-  for (const auto& t : suite().tasks()) {
+  for (const auto& name : task_names()) {
+    const Task& t = *suite().find(name);
     if (compute_figures(*t.program).flops > 5e6) continue;
     CpuCheck c = check_on_cpu(*t.program, "none");
     EXPECT_TRUE(c.pass) << t.name << ": " << c.report;

@@ -1,8 +1,9 @@
-// Every suite workload's default GPU schedule, run for real on the OpenCL device this machine has
-// (PoCL on the CPU in CI; NVIDIA's OpenCL on the GPU machine) in a GPU worker, and its outputs
-// compared with the float64 reference on all three input sets. Skipped, with the reason, where
-// there is no OpenCL device at all. (The CUDA side of the suite, where a GPU is:
-// bench/gpu/verify_suite.sh h200-cuda.)
+// Suite workloads' default GPU schedules (every pattern once and a stratified part of the rest:
+// suite_sample.h; the whole suite: bench/suite/verify.sh pocl-cpu), run for real on the OpenCL
+// device this machine has (PoCL on the CPU in CI; NVIDIA's OpenCL on the GPU machine) in a GPU
+// worker, and their outputs compared with the float64 reference on all three input sets. Skipped,
+// with the reason, where there is no OpenCL device at all. (The CUDA side of the suite, where a GPU
+// is: bench/suite/verify.sh h200-cuda.)
 #include <gtest/gtest.h>
 
 #include "codegen/c_printer.h"
@@ -12,6 +13,7 @@
 #include "interp/reference.h"
 #include "lower/schedule_choice.h"
 #include "suite/suite.h"
+#include "suite_sample.h"
 
 namespace ekb {
 namespace {
@@ -45,11 +47,7 @@ TEST_P(OpenClSuite, DefaultScheduleMatchesTheReferenceOnTheDevice) {
   }
 }
 
-std::vector<std::string> task_names() {
-  std::vector<std::string> v;
-  for (const auto& t : suite().tasks()) v.push_back(t.name);
-  return v;
-}
+std::vector<std::string> task_names() { return test::sampled_workloads(suite(), test::suite_stratum()); }
 
 INSTANTIATE_TEST_SUITE_P(Suite, OpenClSuite, ::testing::ValuesIn(task_names()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
