@@ -832,6 +832,12 @@ class CPrinter {
         BinOp op = e->binop;
         DType ot = e->args[0]->type;
         std::string a = as_vector(vexpr(e->args[0]), ot), b = as_vector(vexpr(e->args[1]), e->args[1]->type);
+        // A shift's count may have another integer type than the shifted value (`P[i] >> 4`, an i8
+        // by an i64 literal): vector shifts take both operands of one type, the value's.
+        if ((op == BinOp::shl || op == BinOp::shr) && e->args[1]->type != ot) {
+          VVal count = vexpr(e->args[1]);
+          b = count.vec ? fmt::format("__builtin_convertvector({}, {})", count.text, vec_type(ot)) : as_vector(count, ot);
+        }
         if (is_comparison(op)) return {canonical_mask(fmt::format("({} {} {})", a, spelling(op), b), ot), true};
         if (is_float(e->type) && op == BinOp::mod) return {per_lane(e), true};
         if (!is_float(e->type) && (op == BinOp::div || op == BinOp::mod)) return {per_lane(e), true};
