@@ -49,20 +49,22 @@ double terms_of(const Program& p, int tensor, std::map<int, double>& memo) {
   double terms = 1;
   for (const auto& s : p.stages) {
     if (s.tensor != tensor || !s.body) continue;
-    double own = own_terms(s, *s.body), step = own;
+    double own = own_terms(s, *s.body);
+    // A recurrence's steps each add their own error to the state the next step reads.
+    if (s.is_scan()) own *= static_cast<double>(std::max<int64_t>(s.vars[s.scan_var].extent, 1));
+    double step = own;
     std::map<int, bool> reads;
     tensors_read(*s.body, false, reads);
     for (const auto& [t, in_sum] : reads) {
       if (t == tensor) continue;
       double below = terms_of(p, t, memo);
       // A sum over the results of another sum is one longer sum (an implementation may run it as
-      // one); through anything else (an activation, a bias, a division) their errors add.
+      // one); through anything else (an activation, a bias, a division, a recurrence reading
+      // another one's values) their errors add.
       int producer = p.tensors[t].stage;
       bool nested = in_sum && producer >= 0 && is_plain_sum(p.stages[producer]);
       step = std::max(step, nested ? own * below : own + below - 1);
     }
-    // A recurrence's steps each add their error to the state the next step reads.
-    if (s.is_scan()) step *= static_cast<double>(std::max<int64_t>(s.vars[s.scan_var].extent, 1));
     terms = std::min(step, 1e15);
   }
   memo[tensor] = terms;

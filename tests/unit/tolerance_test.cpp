@@ -89,5 +89,21 @@ TEST(Tolerance, ARecurrenceCountsItsSteps) {
   EXPECT_DOUBLE_EQ(tolerance_for(*p, p->find_tensor("S")), 1e-4 * std::sqrt(5000.0 / 1024.0));
 }
 
+// Chained recurrences add their steps (each reads the other's values, as through an activation),
+// they do not multiply: three chained cumulative sums over 4096 steps are no 4096^3-term sum, and an
+// all-zero output must still fail them.
+TEST(Tolerance, ChainedRecurrencesAddTheirSteps) {
+  auto p = load_program(std::make_shared<SourceFile>("c.ekb", R"(kernel chained
+  dim T = 4096
+  in X : f32[T]
+  out S3 : f32[T]
+  S1[t] = scan(t) select(t >= 1, S1[t - 1], 0.0) + X[t]
+  S2[t] = scan(t) select(t >= 1, S2[t - 1], 0.0) + S1[t]
+  S3[t] = scan(t) select(t >= 1, S3[t - 1], 0.0) + S2[t]
+)"));
+  EXPECT_EQ(reduction_terms(*p, p->find_tensor("S3")), 3 * 4096.0 - 2);
+  EXPECT_LT(tolerance_for(*p, p->find_tensor("S3")), 1e-3);
+}
+
 }  // namespace
 }  // namespace ekb
