@@ -314,7 +314,7 @@ class CPrinter {
         std::string a = scalar(e->args[0]);
         if (e->unop == UnOp::lnot) return fmt::format("(!{})", a);
         if (e->unop == UnOp::bnot) return fmt::format("(({})~{})", d_.compute_type(e->type), a);
-        if (is_float(e->type)) return fmt::format("(-{})", a);
+        if (is_float(e->type)) return a.starts_with('-') ? fmt::format("(- {})", a) : fmt::format("(-{})", a);  // not `--`
         return fmt::format("(({})(0u - ({}){}))", d_.compute_type(e->type), unsigned_of(e->type), a);
       }
       case EK::binary:

@@ -1,6 +1,7 @@
-// Vectorized shifts whose count has another integer type than the shifted value (an i8 shifted by a
-// literal, an i64 by an i32 tensor, a u8 left shift that wraps): the vector code converts the count
-// to the value's lane type and matches the reference.
+// Operators whose C spelling needs care: vectorized shifts whose count has another integer type than
+// the shifted value (an i8 shifted by a literal, an i64 by an i32 tensor, a u8 left shift that
+// wraps: the vector code converts the count to the value's lanes), and the negation of a negative
+// constant (`-a` with a = -2.0 is not `--2.0f`).
 #include "cpu_test_util.h"
 
 namespace ekb::test {
@@ -46,6 +47,22 @@ TEST(VectorShift, ACountOfAnotherTypeIsConvertedToTheValuesLanes) {
     CpuCheck r = check_on_cpu(*p, "schedule cpu\n  Y: split i 16 -> io ii; vectorize ii\n");
     EXPECT_TRUE(r.pass) << c.what << ": " << r.report;
     EXPECT_NE(r.c_source.find("x16"), std::string::npos) << c.what << ": not vectorized:\n" << r.c_source;
+  }
+}
+
+TEST(COperators, NegatingANegativeConstantIsNotADecrement) {
+  auto p = valid(R"(kernel neg_neg_const
+  dim N = 40
+  const a = -2.0
+  in X : f32[N]
+  out Y : f32[N]
+  Y[i] = -a * X[i] + -(-1.5)
+)");
+  ASSERT_TRUE(p);
+  for (const char* schedule : {"none", "schedule cpu\n  Y: split i 16 -> io ii; vectorize ii\n"}) {
+    CpuCheck r = check_on_cpu(*p, schedule);
+    EXPECT_TRUE(r.pass) << schedule << ": " << r.report;
+    EXPECT_EQ(r.c_source.find("--"), std::string::npos) << r.c_source;
   }
 }
 
