@@ -73,9 +73,45 @@ std::vector<std::string> cross_thread_line(const lower::LStage& st, int64_t thre
   return dirs;
 }
 
+// A recurrence's independent points (docs/ir.md "Recurrences") as one loop over blocks of `threads`
+// threads, its steps serial inside each thread (and the points that read each other inside them).
+std::vector<std::string> scan_line(const lower::LStage& st, int64_t threads) {
+  std::vector<std::string> indep, order;
+  for (const auto& x : st.vars)
+    if (x != st.scan_var && std::find(st.scan_nonlocal.begin(), st.scan_nonlocal.end(), x) == st.scan_nonlocal.end())
+      indep.push_back(x);
+  order = indep;
+  order.push_back(st.scan_var);
+  order.insert(order.end(), st.scan_nonlocal.begin(), st.scan_nonlocal.end());
+  std::vector<std::string> dirs;
+  if (order != st.vars) dirs.push_back(fmt::format("reorder {}", fmt::join(order, " ")));
+  std::string f = fuse_all(indep, dirs);
+  dirs.push_back(fmt::format("split {} {} -> {}_b {}_t", f, threads, f, f));
+  dirs.push_back(fmt::format("bind {}_b block.x; bind {}_t thread.x", f, f));
+  return dirs;
+}
+
+// The points of a recurrence's steps that no point of another step reads: their count.
+int64_t independent_points(const lower::LStage& st) {
+  int64_t n = 1;
+  for (size_t i = 0; i < st.vars.size(); ++i)
+    if (st.vars[i] != st.scan_var &&
+        std::find(st.scan_nonlocal.begin(), st.scan_nonlocal.end(), st.vars[i]) == st.scan_nonlocal.end())
+      n *= st.extents[i];
+  return n;
+}
+
 void schedule_actions_for(const AgentProgram& p, const StageView& v, const Target& t, std::vector<Action>& out) {
   const lower::LStage& st = *v.stage;
   if (!v.root() || st.created || st.vars.empty()) return;
+  if (st.is_scan()) {  // steps stay serial: only the independent points spread over threads
+    int64_t points = independent_points(st);
+    if (st.vars.size() == 1 + st.scan_nonlocal.size()) return;  // no independent points
+    for (int64_t threads : thread_counts(t, points))
+      add(out, AgentLayer::schedule, ActionKind::gpu_threads, fmt::format("{}: {} threads per block over its sequences", st.name, threads),
+          with_line(p, st.name, scan_line(st, threads), false));
+    return;
+  }
   int64_t points = product(st.extents), rext = st.has_reduction() ? product(st.rextents) : 1;
   const std::string& s = st.name;
   for (int64_t threads : thread_counts(t, points)) {
