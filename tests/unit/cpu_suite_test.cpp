@@ -9,29 +9,24 @@
 namespace ekb::test {
 namespace {
 
-const Suite& suite() {
-  static Suite s = Suite::load(std::string(EKB_SOURCE_DIR) + "/suite");
-  return s;
-}
-
 class CpuSuite : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CpuSuite, DefaultScheduleMatchesReference) {
-  const Task* t = suite().find(GetParam());
-  ASSERT_TRUE(t);
-  CpuCheck c = check_on_cpu(*t->program, "default");
+  Task t = load_suite_task(GetParam());
+  CpuCheck c = check_on_cpu(*t.program, "default");
   EXPECT_TRUE(c.pass) << GetParam() << ": " << c.report;
 }
 
-std::vector<std::string> task_names() { return sampled_workloads(suite(), suite_stratum()); }
+std::vector<std::string> task_names() { return sampled_workloads(); }
 
 INSTANTIATE_TEST_SUITE_P(Suite, CpuSuite, ::testing::ValuesIn(task_names()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 TEST(CpuSuitePlainLoops, SmallTasksMatchWithoutASchedule) {
   int checked = 0;
+  Suite suite = Suite::load(source_suite_dir());
   for (const auto& name : task_names()) {
-    const Task& t = *suite().find(name);
+    const Task& t = *suite.find(name);
     if (compute_figures(*t.program).flops > 5e6) continue;
     CpuCheck c = check_on_cpu(*t.program, "none");
     EXPECT_TRUE(c.pass) << t.name << ": " << c.report;

@@ -1,4 +1,5 @@
-// The CUDA dialect of the one printer: every suite task's default GPU schedule lowers, prints as CUDA
+// The CUDA dialect of the one printer: suite tasks' default GPU schedules (every pattern once and a
+// quarter of the other workloads: suite_sample.h) lower, print as CUDA
 // C with one kernel per root loop nest and launch sizes from its bound loops, and compiles with NVRTC
 // for sm_90 (where NVRTC is installed; skipped with the reason elsewhere). Running the kernels needs a
 // GPU: scripts/gpu-machine.sh on the H200 machine.
@@ -10,15 +11,11 @@
 #include "runtime/gpu/nvrtc.h"
 #include "lower/schedule_choice.h"
 #include "suite/suite.h"
+#include "suite_sample.h"
 #include "util/source.h"
 
 namespace ekb {
 namespace {
-
-const Suite& suite() {
-  static Suite s = Suite::load(std::string(EKB_SOURCE_DIR) + "/suite");
-  return s;
-}
 
 codegen::GpuProgram cuda_program(const Program& p) {
   return codegen::print_gpu(lower_with(p, default_target(Backend::cuda), choose_schedule(p, default_target(Backend::cuda), "default")), codegen::cuda_dialect());
@@ -83,8 +80,8 @@ TEST(CudaCodegen, IndicesAre32BitWhereTheyProvablyFit) {
 class CudaSuite : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CudaSuite, DefaultScheduleCompilesWithNvrtc) {
-  const Task* t = suite().find(GetParam());
-  ASSERT_TRUE(t);
+  Task task = test::load_suite_task(GetParam());
+  const Task* t = &task;
   codegen::GpuProgram g = cuda_program(*t->program);
   ASSERT_FALSE(g.contract.launches.empty());
   for (const auto& l : g.contract.launches) EXPECT_LE(l.threads_per_block(), 1024u) << l.kernel;
@@ -94,11 +91,7 @@ TEST_P(CudaSuite, DefaultScheduleCompilesWithNvrtc) {
   EXPECT_TRUE(r.ok) << r.log << "\n" << g.source.substr(0, 6000);
 }
 
-std::vector<std::string> task_names() {
-  std::vector<std::string> v;
-  for (const auto& t : suite().tasks()) v.push_back(t.name);
-  return v;
-}
+std::vector<std::string> task_names() { return test::sampled_workloads(); }
 
 INSTANTIATE_TEST_SUITE_P(Suite, CudaSuite, ::testing::ValuesIn(task_names()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });

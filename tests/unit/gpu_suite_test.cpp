@@ -18,11 +18,6 @@
 namespace ekb {
 namespace {
 
-const Suite& suite() {
-  static Suite s = Suite::load(std::string(EKB_SOURCE_DIR) + "/suite");
-  return s;
-}
-
 const GpuProbe& opencl() {
   static GpuProbe p = probe_gpu(find_device("opencl-any"));
   return p;
@@ -32,9 +27,8 @@ class OpenClSuite : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OpenClSuite, DefaultScheduleMatchesTheReferenceOnTheDevice) {
   if (!opencl().ok) GTEST_SKIP() << "no OpenCL device: " << opencl().why;
-  const Task* t = suite().find(GetParam());
-  ASSERT_TRUE(t);
-  const Program& p = *t->program;
+  Task t = test::load_suite_task(GetParam());
+  const Program& p = *t.program;
   DeviceProfile dev = find_device("opencl-any");
   std::string src = codegen::print_for_backend(lower_with(p, dev.target(), choose_schedule(p, dev.target(), "default")));
   for (uint64_t seed = 1; seed <= 3; ++seed) {
@@ -47,7 +41,7 @@ TEST_P(OpenClSuite, DefaultScheduleMatchesTheReferenceOnTheDevice) {
   }
 }
 
-std::vector<std::string> task_names() { return test::sampled_workloads(suite(), test::suite_stratum()); }
+std::vector<std::string> task_names() { return test::sampled_workloads(); }
 
 INSTANTIATE_TEST_SUITE_P(Suite, OpenClSuite, ::testing::ValuesIn(task_names()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
