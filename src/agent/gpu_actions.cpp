@@ -73,14 +73,23 @@ std::vector<std::string> cross_thread_line(const lower::LStage& st, int64_t thre
   return dirs;
 }
 
-// A recurrence's independent points (docs/ir.md "Recurrences") as one loop over blocks of `threads`
-// threads, its steps serial inside each thread (and the points that read each other inside them).
-std::vector<std::string> scan_line(const lower::LStage& st, int64_t threads) {
-  std::vector<std::string> indep, order;
-  for (const auto& x : st.vars)
-    if (x != st.scan_var && std::find(st.scan_nonlocal.begin(), st.scan_nonlocal.end(), x) == st.scan_nonlocal.end())
-      indep.push_back(x);
-  order = indep;
+// The positions of a recurrence's independent points among its variables: neither the steps' variable
+// nor one whose points read each other's earlier steps (docs/ir.md "Recurrences").
+std::vector<size_t> independent_vars(const lower::LStage& st) {
+  std::vector<size_t> v;
+  for (size_t i = 0; i < st.vars.size(); ++i)
+    if (st.vars[i] != st.scan_var &&
+        std::find(st.scan_nonlocal.begin(), st.scan_nonlocal.end(), st.vars[i]) == st.scan_nonlocal.end())
+      v.push_back(i);
+  return v;
+}
+
+// A recurrence's independent points as one loop over blocks of `threads` threads, its steps serial
+// inside each thread (and the points that read each other inside them).
+std::vector<std::string> scan_line(const lower::LStage& st, const std::vector<size_t>& indep_at, int64_t threads) {
+  std::vector<std::string> indep;
+  for (size_t i : indep_at) indep.push_back(st.vars[i]);
+  std::vector<std::string> order = indep;
   order.push_back(st.scan_var);
   order.insert(order.end(), st.scan_nonlocal.begin(), st.scan_nonlocal.end());
   std::vector<std::string> dirs;
@@ -91,25 +100,17 @@ std::vector<std::string> scan_line(const lower::LStage& st, int64_t threads) {
   return dirs;
 }
 
-// The points of a recurrence's steps that no point of another step reads: their count.
-int64_t independent_points(const lower::LStage& st) {
-  int64_t n = 1;
-  for (size_t i = 0; i < st.vars.size(); ++i)
-    if (st.vars[i] != st.scan_var &&
-        std::find(st.scan_nonlocal.begin(), st.scan_nonlocal.end(), st.vars[i]) == st.scan_nonlocal.end())
-      n *= st.extents[i];
-  return n;
-}
-
 void schedule_actions_for(const AgentProgram& p, const StageView& v, const Target& t, std::vector<Action>& out) {
   const lower::LStage& st = *v.stage;
   if (!v.root() || st.created || st.vars.empty()) return;
   if (st.is_scan()) {  // steps stay serial: only the independent points spread over threads
-    int64_t points = independent_points(st);
-    if (st.vars.size() == 1 + st.scan_nonlocal.size()) return;  // no independent points
+    std::vector<size_t> indep = independent_vars(st);
+    if (indep.empty()) return;
+    int64_t points = 1;
+    for (size_t i : indep) points *= st.extents[i];
     for (int64_t threads : thread_counts(t, points))
       add(out, AgentLayer::schedule, ActionKind::gpu_threads, fmt::format("{}: {} threads per block over its sequences", st.name, threads),
-          with_line(p, st.name, scan_line(st, threads), false));
+          with_line(p, st.name, scan_line(st, indep, threads), false));
     return;
   }
   int64_t points = product(st.extents), rext = st.has_reduction() ? product(st.rextents) : 1;

@@ -77,10 +77,9 @@ void register_eval(CLI::App& app, Globals& g) {
     DeviceProfile dev = device_for(o->device, o->backend);
     Suite suite = g.load_suite();
     SubmissionSet subs = o->defaults ? default_submissions(suite, o->tasks) : scan_submissions(o->dir, suite, o->tasks);
-    std::pair<int, int> shard{1, 1};
     if (!o->shard.empty()) {
-      shard = parse_shard(o->shard);
-      keep_shard(subs, shard.first, shard.second);
+      auto [i, n] = parse_shard(o->shard);
+      keep_shard(subs, i, n);
     }
     for (const auto& p : subs.problems) std::cerr << "ekb eval: " << p << "\n";
     nlohmann::json key = {{"command", "eval"},

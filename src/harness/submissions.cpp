@@ -170,8 +170,7 @@ SubmissionSet default_submissions(const Suite& suite, const std::string& tasks_g
 
 void keep_shard(SubmissionSet& subs, int i, int n) {
   std::vector<std::string> tasks;
-  for (const auto& s : subs.items)
-    if (tasks.empty() || tasks.back() != s.task) tasks.push_back(s.task);
+  for (const auto& s : subs.items) tasks.push_back(s.task);
   std::sort(tasks.begin(), tasks.end());
   tasks.erase(std::unique(tasks.begin(), tasks.end()), tasks.end());
   std::set<std::string> keep;

@@ -10,13 +10,12 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "suite/manifest.h"
 #include "suite/suite.h"
 #include "util/source.h"
 
@@ -42,28 +41,14 @@ inline unsigned stratum_of(const std::string& name) {
   return static_cast<unsigned>(XXH3_64bits(name.data(), name.size()) % kSuiteStrata);
 }
 
-struct ManifestRow {
-  std::string workload, pattern;
-};
-
-// suite/MANIFEST's rows (workload, pattern, task hash; `#` lines are comments), in its order.
-inline std::vector<ManifestRow> manifest_rows(const std::filesystem::path& suite_dir = source_suite_dir()) {
-  std::ifstream in(suite_dir / "MANIFEST");
-  if (!in) throw std::runtime_error((suite_dir / "MANIFEST").string() + ": cannot read it");
-  std::vector<ManifestRow> rows;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    ManifestRow r;
-    std::getline(fields, r.workload, '\t');
-    std::getline(fields, r.pattern, '\t');
-    rows.push_back(r);
-  }
-  return rows;
+// suite/MANIFEST's entries (manifest.h), in its order.
+inline std::vector<ManifestEntry> manifest_rows(const std::filesystem::path& suite_dir = source_suite_dir()) {
+  std::filesystem::path f = manifest_path(suite_dir);
+  return parse_manifest(read_source_file(f.string())->text, f.string());
 }
 
 // Every pattern's first workload, and the other workloads of `stratum` (all of them for kSuiteStrata).
-inline std::vector<std::string> sampled_workloads(const std::vector<ManifestRow>& rows, unsigned stratum) {
+inline std::vector<std::string> sampled_workloads(const std::vector<ManifestEntry>& rows, unsigned stratum) {
   std::vector<std::string> v;
   std::set<std::string> patterns_seen;
   for (const auto& r : rows) {

@@ -19,7 +19,7 @@ const Suite& suite() {
 TEST(SuiteSample, TakesEveryPatternAndTheStrataCoverTheSuiteOnce) {
   std::set<std::string> patterns;
   for (const auto& t : suite().tasks()) patterns.insert(t.pattern.empty() ? t.name : t.pattern);
-  std::vector<ManifestRow> rows = manifest_rows();
+  std::vector<ManifestEntry> rows = manifest_rows();
   ASSERT_EQ(rows.size(), suite().tasks().size());
   std::set<std::string> union_of_strata;
   size_t smallest = rows.size();
