@@ -50,10 +50,39 @@ struct VecCtx {
 };
 
 // A buffer parameter of a GPU kernel: `__global const float* restrict X` (OpenCL), `const float*
-// __restrict__ X` (CUDA).
-std::string gpu_param(const Dialect& d, const std::string& type, bool is_const, const std::string& name) {
-  return fmt::format("{}{}{}* {} {}", d.global_ptr.empty() ? "" : d.global_ptr + " ", is_const ? "const " : "", type,
-                     d.restrict_kw, name);
+// __restrict__ X` (CUDA); without the restrict qualifier when `restricted` is false.
+std::string gpu_param(const Dialect& d, const std::string& type, bool is_const, const std::string& name, bool restricted = true) {
+  return fmt::format("{}{}{}*{}{} {}", d.global_ptr.empty() ? "" : d.global_ptr + " ", is_const ? "const " : "", type,
+                     restricted ? " " : "", restricted ? d.restrict_kw : "", name);
+}
+
+// The buffers among `params` that `s` stores to.
+void stored_buffers(const StmtP& s, const std::set<std::string>& params, std::set<std::string>& out) {
+  if (!s) return;
+  if (s->kind == SK::store && params.count(s->buffer)) out.insert(s->buffer);
+  for (const auto& b : s->body) stored_buffers(b, params, out);
+}
+
+// Whether `s` loads from one of `buffers` anywhere (values, conditions, bounds, indices).
+bool loads_any(const StmtP& s, const std::set<std::string>& buffers) {
+  bool found = false;
+  std::function<void(const ExprP&)> walk = [&](const ExprP& e) {
+    if (!e || found) return;
+    if (e->kind == EK::load && buffers.count(e->name)) found = true;
+    for (const auto& a : e->args) walk(a);
+  };
+  map_exprs(s, [&](const ExprP& e) {
+    walk(e);
+    return e;
+  });
+  return found;
+}
+
+// Whether a GPU kernel's nest reads a parameter buffer that it also writes.
+bool reads_what_it_writes(const StmtP& nest, const std::set<std::string>& params) {
+  std::set<std::string> written;
+  stored_buffers(nest, params, written);
+  return !written.empty() && loads_any(nest, written);
 }
 
 class CPrinter {
@@ -96,12 +125,15 @@ class CPrinter {
   // device buffers the host allocates (scratch), passed to every kernel after the outputs.
   GpuProgram print_gpu() {
     GpuProgram g;
-    std::vector<std::string> params;
+    std::vector<std::string> params, unrestricted_params;  // (see Dialect::restrict_when_reading_written)
+    std::set<std::string> param_buffers;
     std::string aligned;  // the alignment promises, at the top of each kernel
     auto param = [&](const std::string& name, DType t, const std::vector<int64_t>& shape, bool is_const) {
       std::string c = ident(name, "");
       bufs_[name] = {c, t, shape, {}, false};
+      param_buffers.insert(name);
       params.push_back(gpu_param(d_, d_.storage_type(t), is_const, c));
+      unrestricted_params.push_back(gpu_param(d_, d_.storage_type(t), is_const, c, false));
       if (!d_.assume_aligned.empty())
         aligned += "  " + fmt::format(fmt::runtime(d_.assume_aligned), fmt::arg("p", c),
                                       fmt::arg("t", fmt::format("{}{}*", is_const ? "const " : "", d_.storage_type(t)))) + "\n";
@@ -126,7 +158,8 @@ class CPrinter {
       launch_ = l;
       std::string body;
       stmt(nests[i], 1, body);
-      kernels += fmt::format("\n{} void {}({}) {{\n", d_.kernel_prefix, l.kernel, fmt::join(params, ", "));
+      bool restricted = d_.restrict_when_reading_written || !reads_what_it_writes(nests[i], param_buffers);
+      kernels += fmt::format("\n{} void {}({}) {{\n", d_.kernel_prefix, l.kernel, fmt::join(restricted ? params : unrestricted_params, ", "));
       kernels += shared_decls_;  // the block's shared arrays, at the kernel's function scope
       kernels += aligned;
       shared_decls_.clear();

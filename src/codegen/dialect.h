@@ -13,6 +13,12 @@ struct Dialect {
   std::string name;            // "c", "cuda", "opencl"
   std::string kernel_prefix;   // before the kernel's return type
   std::string restrict_kw;     // "restrict", "__restrict__"
+  // GPU: whether a kernel that reads a buffer it also writes (a recurrence's own tensor, a scratch
+  // buffer written and read in one nest) keeps `restrict` on its parameters. NVIDIA's OpenCL
+  // compiler (driver 580) miscompiles such a kernel: it merges a select between two loads into one
+  // load through a selected pointer and reads it through the non-coherent cache because one of the
+  // two is a `const restrict` input, so the recurrence reads stale values (pcen: got 0, want 5.1).
+  bool restrict_when_reading_written = true;
   std::string global_ptr;      // address-space qualifier of buffer parameters ("" in C, "__global" in OpenCL)
   bool openmp_parallel_for = false;  // parallel loops as `#pragma omp parallel for`
   bool vector_extensions = false;    // vectorized loops as GCC/clang vector types

@@ -101,6 +101,7 @@ const Dialect& opencl_dialect() {
     x.name = "opencl";
     x.kernel_prefix = "__kernel";
     x.restrict_kw = "restrict";
+    x.restrict_when_reading_written = false;
     x.global_ptr = "__global";
     x.gpu = true;
     x.device_fn = "static inline";

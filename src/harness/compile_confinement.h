@@ -36,12 +36,15 @@ struct Confinement {
 };
 
 // The rules for `req`: fixed system directories, the request's directories, $LD_LIBRARY_PATH's and
-// $EKB_COMPILE_READ_DIRS's (colon-separated) directories; for GPU workers PoCL's cache (created
-// if missing), PoCL's kernel library, the OpenCL vendor files and the GPU device files.
+// $EKB_COMPILE_READ_DIRS's (colon-separated) directories; for GPU workers PoCL's cache and, where
+// an NVIDIA driver is installed, its JIT cache ($CUDA_CACHE_PATH, else ~/.nv/ComputeCache; both
+// created if missing, read and written), PoCL's kernel library, the OpenCL vendor files and the
+// GPU device files.
 std::vector<PathRule> compile_rules(const ConfinementRequest& req);
 
-// Makes the private directory (when given) this process's TMPDIR and current directory, then
-// confines the process to compile_rules(req). Call it while the process has one thread.
+// Makes the private directory (when given) this process's TMPDIR and current directory, for a GPU
+// worker sets $CUDA_CACHE_PATH to the JIT cache the rules admit, then confines the process to
+// compile_rules(req). Call it while the process has one thread.
 Confinement confine_compile(const ConfinementRequest& req);
 
 // Empty when compiling may go ahead (confined, or $EKB_UNCONFINED_COMPILE=1); else why not, for

@@ -282,6 +282,43 @@ TEST(CompileRules, AGpuWorkerReadsTheDirectoryTheDriverLibraryReallyLivesIn) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the GPU worker's rules do not admit " << real_dir;
 }
 
+// The NVIDIA driver's JIT cache: a GPU worker reads and writes it where that driver is installed
+// (else each NVIDIA OpenCL context compiles its kernels afresh, over a second of CPU), never with
+// the cache turned off, never a CPU worker; and on a machine without the driver nothing is made in
+// the home directory. (In a child: the environment changes.)
+TEST(CompileRules, AGpuWorkerKeepsTheNvidiaJitCacheOnlyWhereTheDriverIs) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("ekb-nv-cache-" + std::to_string(getpid())) / "nv";
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setenv("CUDA_CACHE_PATH", dir.c_str(), 1);
+    unsetenv("CUDA_CACHE_DISABLE");
+    const bool driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) || dlopen("libnvidia-opencl.so.1", RTLD_LAZY | RTLD_LOCAL);
+    auto admits = [&](const std::vector<PathRule>& rules) {
+      return std::any_of(rules.begin(), rules.end(),
+                         [&](const PathRule& r) { return r.path == dir.string() && r.access == PathAccess::read_write; });
+    };
+    bool gpu = admits(compile_rules({WorkerKind::gpu, "", {}, {}}));
+    bool made = std::filesystem::is_directory(dir);
+    if (admits(compile_rules({WorkerKind::cpu, "", {}, {}}))) _exit(4);
+    if (driver != gpu) _exit(driver ? 5 : 6);
+    if (driver != made) _exit(7);
+    setenv("CUDA_CACHE_DISABLE", "1", 1);
+    if (admits(compile_rules({WorkerKind::gpu, "", {}, {}}))) _exit(8);
+    _exit(driver ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  std::filesystem::remove_all(dir.parent_path());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_NE(WEXITSTATUS(status), 4) << "a CPU worker may write the NVIDIA cache";
+  EXPECT_NE(WEXITSTATUS(status), 5) << "an NVIDIA driver is installed, but the GPU worker's rules do not admit its cache " << dir;
+  EXPECT_NE(WEXITSTATUS(status), 6) << "no NVIDIA driver is installed, but the GPU worker's rules admit its cache";
+  EXPECT_NE(WEXITSTATUS(status), 7) << "the cache directory was made where no driver is, or not made where one is";
+  EXPECT_NE(WEXITSTATUS(status), 8) << "CUDA_CACHE_DISABLE=1, but the rules still admit the cache";
+  EXPECT_TRUE(WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1) << "exit " << WEXITSTATUS(status);
+}
+
 TEST(CompileRules, AReferenceCacheWithinReachMeansNoConfinement) {
   // $EKB_COMPILE_READ_DIRS naming the cache's parent: the worker must not call that confined. (In a
   // child: confine_compile restricts the process when it does go ahead.)

@@ -46,6 +46,36 @@ TEST(CudaCodegen, TwoStagesBecomeTwoLaunchesWithAScratchBuffer) {
   EXPECT_EQ(g.source.find("#pragma omp"), std::string::npos);
 }
 
+// A kernel that reads a buffer it writes (here a recurrence over t) has no restrict-qualified
+// parameters in OpenCL C: NVIDIA's OpenCL compiler (driver 580) read the recurrence's previous step
+// through the non-coherent cache otherwise, and pcen's output came out 0 (Dialect::
+// restrict_when_reading_written). The program's other kernels keep restrict, and CUDA keeps it
+// everywhere (NVRTC compiles the same kernel correctly).
+TEST(GpuCodegen, AKernelReadingWhatItWritesHasNoRestrictInOpenCl) {
+  auto p = load_program(std::make_shared<SourceFile>("ema.ekb", R"(kernel ema
+  dim T = 64, F = 8
+  in E : f32[T, F]
+  out Y : f32[T, F]
+  M[t, f] = scan(t) 0.5 * select(t >= 1, M[t - 1, f], E[0, f]) + 0.5 * E[t, f]
+  Y[t, f] = sqrt(M[t, f] + 1.0)
+)"));
+  Target t = default_target(Backend::opencl);
+  auto lowered = lower_with(*p, t, choose_schedule(*p, t, "default"));
+  codegen::GpuProgram cl = codegen::print_gpu(lowered, codegen::opencl_dialect());
+  ASSERT_EQ(cl.contract.launches.size(), 2u) << cl.source;
+  EXPECT_NE(cl.source.find("__kernel void ekb_k0(__global const float* E, __global float* Y, __global float* M)"),
+            std::string::npos)
+      << cl.source;
+  EXPECT_NE(cl.source.find("__kernel void ekb_k1(__global const float* restrict E, __global float* restrict Y, "
+                           "__global float* restrict M)"),
+            std::string::npos)
+      << cl.source;
+  codegen::GpuProgram cu = cuda_program(*p);
+  EXPECT_NE(cu.source.find("void ekb_k0(const float* __restrict__ E, float* __restrict__ Y, float* __restrict__ M)"),
+            std::string::npos)
+      << cu.source;
+}
+
 // Index arithmetic is 32-bit where every value provably fits (64-bit integer arithmetic costs a GPU
 // two instructions or more), and 64-bit where it may not: a buffer of 2^32 elements is addressed in
 // 64 bits, its loop variables stay 32-bit.
