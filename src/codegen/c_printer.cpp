@@ -66,13 +66,8 @@ void stored_buffers(const StmtP& s, const std::set<std::string>& params, std::se
 // Whether `s` loads from one of `buffers` anywhere (values, conditions, bounds, indices).
 bool loads_any(const StmtP& s, const std::set<std::string>& buffers) {
   bool found = false;
-  std::function<void(const ExprP&)> walk = [&](const ExprP& e) {
-    if (!e || found) return;
-    if (e->kind == EK::load && buffers.count(e->name)) found = true;
-    for (const auto& a : e->args) walk(a);
-  };
   map_exprs(s, [&](const ExprP& e) {
-    walk(e);
+    for (const auto& b : buffers) found = found || (e && lower::reads(e, b));
     return e;
   });
   return found;
@@ -125,15 +120,24 @@ class CPrinter {
   // device buffers the host allocates (scratch), passed to every kernel after the outputs.
   GpuProgram print_gpu() {
     GpuProgram g;
-    std::vector<std::string> params, unrestricted_params;  // (see Dialect::restrict_when_reading_written)
+    struct Param {
+      std::string type, cname;
+      bool is_const;
+    };
+    std::vector<Param> params;
     std::set<std::string> param_buffers;
+    // Every kernel's parameter list, with or without restrict (Dialect::restrict_when_reading_written).
+    auto param_list = [&](bool restricted) {
+      std::vector<std::string> out;
+      for (const Param& q : params) out.push_back(gpu_param(d_, q.type, q.is_const, q.cname, restricted));
+      return fmt::format("{}", fmt::join(out, ", "));
+    };
     std::string aligned;  // the alignment promises, at the top of each kernel
     auto param = [&](const std::string& name, DType t, const std::vector<int64_t>& shape, bool is_const) {
       std::string c = ident(name, "");
       bufs_[name] = {c, t, shape, {}, false};
       param_buffers.insert(name);
-      params.push_back(gpu_param(d_, d_.storage_type(t), is_const, c));
-      unrestricted_params.push_back(gpu_param(d_, d_.storage_type(t), is_const, c, false));
+      params.push_back({d_.storage_type(t), c, is_const});
       if (!d_.assume_aligned.empty())
         aligned += "  " + fmt::format(fmt::runtime(d_.assume_aligned), fmt::arg("p", c),
                                       fmt::arg("t", fmt::format("{}{}*", is_const ? "const " : "", d_.storage_type(t)))) + "\n";
@@ -159,7 +163,7 @@ class CPrinter {
       std::string body;
       stmt(nests[i], 1, body);
       bool restricted = d_.restrict_when_reading_written || !reads_what_it_writes(nests[i], param_buffers);
-      kernels += fmt::format("\n{} void {}({}) {{\n", d_.kernel_prefix, l.kernel, fmt::join(restricted ? params : unrestricted_params, ", "));
+      kernels += fmt::format("\n{} void {}({}) {{\n", d_.kernel_prefix, l.kernel, param_list(restricted));
       kernels += shared_decls_;  // the block's shared arrays, at the kernel's function scope
       kernels += aligned;
       shared_decls_.clear();
