@@ -32,7 +32,8 @@
 // way; the time is the device's (events around the call's launches, the device idle before and
 // after), and the flush evicts the device's L2. A launch beyond the profile's limits is `launch
 // limits`; a kernel that faults is `device fault`; a profile whose device is not here is
-// `unavailable`.
+// `unavailable`. The worker's CPU after answering is not judged (the device was idle before the
+// answer, and a GPU candidate has no host code), nor its clock (the device's is used).
 // Trust. The speedup carries a 95% interval from a paired bootstrap over the rounds
 // (speedup_interval.h); the timing goes on while the interval is wider than asked, up to a cap, and
 // an attempt whose interval stays wider is flagged noisy.
