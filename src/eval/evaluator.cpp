@@ -34,10 +34,12 @@ nlohmann::json keyed_by_timing(nlohmann::json key, Timing timing) {
   return key;
 }
 
-Evaluation evaluate_source(const Task& task, const CandidateSource& c, const DeviceProfile& dev, const EvalOptions& o) {
+namespace {
+
+Evaluation evaluate_against(const Task& task, const CandidateSource& c, const std::string& baseline, const EvalOptions& o) {
   Evaluation e;
   try {
-    e = evaluate(*task.program, c.source, c.cplusplus, baseline_source(*task.program, dev.target()), o);
+    e = evaluate(*task.program, c.source, c.cplusplus, baseline, o);
   } catch (const std::exception& ex) {
     e.outcome = Outcome::internal;
     e.message = ex.what();
@@ -45,7 +47,52 @@ Evaluation evaluate_source(const Task& task, const CandidateSource& c, const Dev
   return e;
 }
 
-AttemptRecord evaluate_submission(const Task& task, const Submission& s, const DeviceProfile& dev, const EvalOptions& o) {
+}  // namespace
+
+Evaluation evaluate_source(const Task& task, const CandidateSource& c, const DeviceProfile& dev, const EvalOptions& o) {
+  std::string baseline;
+  try {
+    baseline = baseline_source(*task.program, dev.target());
+  } catch (const std::exception& ex) {
+    Evaluation e;
+    e.outcome = Outcome::internal;
+    e.message = ex.what();
+    return e;
+  }
+  return evaluate_against(task, c, baseline, o);
+}
+
+BuiltSubmission build_submission(const Task& task, const Submission& s, const DeviceProfile& dev) {
+  BuiltSubmission b;
+  Target target = dev.target();
+  if (s.failed) {  // a generated sample that gave no code: nothing to build
+    b.rejected = *s.failed;
+    b.message = s.failure_message;
+  } else {
+    try {
+      b.candidate = build_candidate(task, s, target);
+    } catch (const CandidateRejected& r) {
+      b.rejected = r.outcome;
+      b.message = r.what();
+    } catch (const std::exception& ex) {
+      b.rejected = Outcome::internal;
+      b.message = ex.what();
+    }
+  }
+  try {
+    b.baseline = baseline_source(*task.program, target);
+  } catch (const std::exception& ex) {
+    b.candidate.reset();
+    b.rejected = Outcome::internal;
+    b.message = fmt::format("building the task's baseline: {}", ex.what());
+  }
+  std::string what = b.candidate ? (b.candidate->cplusplus ? "c++\n" : "source\n") + b.candidate->source
+                                 : fmt::format("rejected\n{}\n{}", outcome_name(b.rejected), b.message);
+  b.build_hash = text_hash_hex(what + "\n--- baseline ---\n" + b.baseline);
+  return b;
+}
+
+AttemptRecord evaluate_built(const Task& task, const Submission& s, const BuiltSubmission& b, const EvalOptions& o) {
   AttemptRecord a;
   a.task = s.task;
   a.sample = s.sample;
@@ -53,21 +100,18 @@ AttemptRecord evaluate_submission(const Task& task, const Submission& s, const D
   a.candidate_hash = text_hash_hex(s.text);
   a.suite_version = task.suite_version;
   a.task_hash = task_hash(*task.program);
-  if (s.failed) {  // a generated sample that gave no code: nothing to build
-    a.eval.outcome = *s.failed;
-    a.eval.message = s.failure_message;
+  a.build_hash = b.build_hash;
+  if (!b.candidate) {
+    a.eval.outcome = b.rejected;
+    a.eval.message = b.message;
     return a;
   }
-  try {
-    a.eval = evaluate_source(task, build_candidate(task, s, dev.target()), dev, o);
-  } catch (const CandidateRejected& r) {
-    a.eval.outcome = r.outcome;
-    a.eval.message = r.what();
-  } catch (const std::exception& ex) {
-    a.eval.outcome = Outcome::internal;
-    a.eval.message = ex.what();
-  }
+  a.eval = evaluate_against(task, *b.candidate, b.baseline, o);
   return a;
+}
+
+AttemptRecord evaluate_submission(const Task& task, const Submission& s, const DeviceProfile& dev, const EvalOptions& o) {
+  return evaluate_built(task, s, build_submission(task, s, dev), o);
 }
 
 }  // namespace ekb

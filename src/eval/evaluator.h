@@ -2,6 +2,9 @@
 // attempt. The CLI's `ekb eval` and `ekb run`, the agent, and anything else that scores candidates
 // go through here, so every candidate is built, checked and timed the same way.
 #pragma once
+#include <optional>
+#include <string>
+
 #include "eval/candidate.h"
 #include "harness/device_profiles.h"
 #include "harness/evaluate.h"
@@ -22,9 +25,22 @@ void quick_timing(EvalOptions& o);
 // (so that keys of cold runs stay what they were): a warm run never resumes a cold one.
 nlohmann::json keyed_by_timing(nlohmann::json key, Timing timing);
 
-// Builds `s` for the profile's target and evaluates it against the task's baseline. Never throws for
-// anything the candidate does: a rejected or failing candidate is an attempt with its outcome;
-// `internal` when ekb itself failed.
+// A submission built for a device profile's target: the translation units both sides will compile,
+// or why the candidate cannot run, and their hash (AttemptRecord::build_hash).
+struct BuiltSubmission {
+  std::optional<CandidateSource> candidate;  // nullopt: rejected, or a generated sample without code
+  Outcome rejected = Outcome::ok;            // then: why
+  std::string message;
+  std::string baseline;    // the baseline's source (the task's default schedule for the target)
+  std::string build_hash;  // XXH3 of the candidate's source (or its rejection) and the baseline's
+};
+// Never throws for anything the candidate does; a failure of ekb itself is `internal`.
+BuiltSubmission build_submission(const Task& task, const Submission& s, const DeviceProfile& dev);
+
+// Evaluates a built submission against the task's baseline. Never throws for anything the candidate
+// does: a rejected or failing candidate is an attempt with its outcome; `internal` when ekb itself failed.
+AttemptRecord evaluate_built(const Task& task, const Submission& s, const BuiltSubmission& b, const EvalOptions& o);
+// Both: builds `s` for the profile's target and evaluates it.
 AttemptRecord evaluate_submission(const Task& task, const Submission& s, const DeviceProfile& dev, const EvalOptions& o);
 
 // The same for a source already built (the agent builds its programs itself): `source` against the

@@ -16,6 +16,7 @@ nlohmann::json attempt_json(const AttemptRecord& a) {
           {"candidate", a.candidate_path},
           {"suite_version", a.suite_version},
           {"task_hash", a.task_hash},
+          {"build_hash", a.build_hash},
           {"status", outcome_name(e.outcome)},
           {"compiled", outcome_info(e.outcome).compiled},
           {"candidate_fault", outcome_info(e.outcome).candidate_fault},

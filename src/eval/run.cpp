@@ -68,11 +68,17 @@ RunInfo evaluate_run(const Suite& suite, const SubmissionSet& subs, const nlohma
     std::string hash = task_hash(*task.program);
     if (auto stale = drop_other_version(store, run.id, s.task, s.sample, hash))
       std::cerr << "ekb: " << remeasure_note(label, *stale, hash) << "\n";
-    if (store.has_attempt(run.id, s.task, s.sample)) {  // (one stored before task hashes were recorded is kept)
-      progress.step(label + " (stored)", failures);
-      continue;
+    BuiltSubmission built = build_submission(task, s, dev);
+    if (auto stored = store.attempt_build_hash(run.id, s.task, s.sample)) {
+      // (One stored before task or build hashes were recorded is kept.)
+      if (stored->empty() || *stored == built.build_hash) {
+        progress.step(label + " (stored)", failures);
+        continue;
+      }
+      store.forget_attempt(run.id, s.task, s.sample);
+      std::cerr << "ekb: " << rebuild_note(label, *stored, built.build_hash) << "\n";
     }
-    AttemptRecord a = evaluate_submission(task, s, dev, eo);
+    AttemptRecord a = evaluate_built(task, s, built, eo);
     failures += !a.eval.correct();
     store.add_attempt(run.id, a);
     progress.step(label + ": " + outcome_name(a.eval.outcome), failures);

@@ -41,6 +41,12 @@ std::string remeasure_note(const std::string& what, const std::string& stored_ha
                      what, stored_hash, current_hash);
 }
 
+std::string rebuild_note(const std::string& what, const std::string& stored_hash, const std::string& current_hash) {
+  return fmt::format("{}: the code ekb builds for it changed since it was stored (build hash {}, {} now; ekb's compiler "
+                     "changed): made again, the stored result dropped",
+                     what, stored_hash, current_hash);
+}
+
 TaskVersions task_versions(const std::vector<AttemptRecord>& attempts, const Suite* current) {
   TaskVersions v;
   std::set<std::string> versions;

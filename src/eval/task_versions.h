@@ -37,6 +37,9 @@ std::optional<std::string> drop_other_version(ResultsStore& store, int64_t run, 
 
 // The line a run prints when it makes an attempt again, naming both hashes.
 std::string remeasure_note(const std::string& what, const std::string& stored_hash, const std::string& current_hash);
+// The same when the task is the same but the code ekb builds for it (candidate or baseline) is not:
+// an attempt stored before a change to ekb's compiler (AttemptRecord::build_hash).
+std::string rebuild_note(const std::string& what, const std::string& stored_hash, const std::string& current_hash);
 
 // An attempt whose task is not the current suite's any more.
 struct VersionMismatch {

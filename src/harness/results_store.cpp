@@ -20,8 +20,9 @@ namespace {
 // 5: agent_steps.cut_short (a step timed only until it was surely slower than the search's best); 6:
 // agent_steps.seconds (the measurement's wall time, by which the search shares its time limit); 7:
 // llm_requests (what was sent to a language model and what came back, results_store_llm.cpp); 8:
-// attempts.suite_version, task_hash and agent_steps.task_hash (the version of the task a result is on)
-constexpr int kSchemaVersion = 8;
+// attempts.suite_version, task_hash and agent_steps.task_hash (the version of the task a result is on);
+// 9: attempts.build_hash (the code both sides ran, as ekb built it)
+constexpr int kSchemaVersion = 9;
 
 }  // namespace
 
@@ -149,6 +150,13 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
       exec("ALTER TABLE agent_steps ADD COLUMN task_hash TEXT");
       exec("PRAGMA user_version=8");
       exec("COMMIT");
+      version = 8;
+    }
+    if (version == 8) {  // upgrade in place: attempts stored before read back "" (kept when resumed)
+      exec("BEGIN");
+      exec("ALTER TABLE attempts ADD COLUMN build_hash TEXT");
+      exec("PRAGMA user_version=9");
+      exec("COMMIT");
     }
     exec("CREATE TABLE IF NOT EXISTS peaks (machine TEXT NOT NULL, device TEXT NOT NULL, gflops REAL NOT NULL, "
          "gbps REAL NOT NULL, measured TEXT NOT NULL, PRIMARY KEY (machine, device))");
@@ -204,6 +212,13 @@ std::optional<std::string> ResultsStore::attempt_task_hash(int64_t run, const st
   return s.is_null(0) ? std::string() : s.text(0);
 }
 
+std::optional<std::string> ResultsStore::attempt_build_hash(int64_t run, const std::string& task, int sample) {
+  Stmt s(db_, "SELECT build_hash FROM attempts WHERE run = ? AND task = ? AND sample = ?");
+  s.bind(1, run).bind(2, task).bind(3, sample);
+  if (!s.step()) return std::nullopt;
+  return s.is_null(0) ? std::string() : s.text(0);
+}
+
 void ResultsStore::forget_attempt(int64_t run, const std::string& task, int sample) {
   Stmt s(db_, "DELETE FROM attempts WHERE run = ? AND task = ? AND sample = ?");
   s.bind(1, run).bind(2, task).bind(3, sample);
@@ -218,8 +233,8 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
   Stmt s(db_,
          "INSERT OR IGNORE INTO attempts (run, task, sample, candidate, candidate_hash, status, message, compile_ms, "
          "candidate_ms, baseline_ms, speedup, peak_rss, comparisons, created, memory_bytes, speedup_lo, speedup_hi, noisy, "
-         "candidate_outside_ms, baseline_outside_ms, suite_version, task_hash) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+         "candidate_outside_ms, baseline_outside_ms, suite_version, task_hash, build_hash) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, run).bind(2, a.task).bind(3, a.sample).bind(4, a.candidate_path).bind(5, a.candidate_hash);
   s.bind(6, std::string(outcome_name(a.eval.outcome))).bind(7, a.eval.message).bind(8, a.eval.compile_ms);
   s.bind(9, timing_json(a.eval.candidate).dump()).bind(10, timing_json(a.eval.baseline).dump()).bind(11, a.eval.speedup);
@@ -227,7 +242,7 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
   s.bind(15, static_cast<int64_t>(a.eval.candidate_memory));
   s.bind(16, a.eval.speedup_lo).bind(17, a.eval.speedup_hi).bind(18, a.eval.noisy ? 1 : 0);
   s.bind(19, a.eval.candidate_outside_ms).bind(20, a.eval.baseline_outside_ms);
-  s.bind(21, a.suite_version).bind(22, a.task_hash);
+  s.bind(21, a.suite_version).bind(22, a.task_hash).bind(23, a.build_hash);
   s.step();  // a single statement is its own transaction
 }
 
@@ -273,8 +288,8 @@ std::vector<RunInfo> ResultsStore::runs() {
 std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
   Stmt s(db_,
          "SELECT task, sample, candidate, candidate_hash, status, message, compile_ms, candidate_ms, baseline_ms, speedup, "
-         "peak_rss, comparisons, memory_bytes, speedup_lo, speedup_hi, noisy, candidate_outside_ms, baseline_outside_ms, suite_version, task_hash FROM attempts "
-         "WHERE run = ? ORDER BY task, sample");
+         "peak_rss, comparisons, memory_bytes, speedup_lo, speedup_hi, noisy, candidate_outside_ms, baseline_outside_ms, suite_version, task_hash, build_hash "
+         "FROM attempts WHERE run = ? ORDER BY task, sample");
   s.bind(1, run);
   std::vector<AttemptRecord> out;
   while (s.step()) {
@@ -299,6 +314,7 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
     a.eval.baseline_outside_ms = s.is_null(17) ? 0 : s.real(17);
     a.suite_version = s.is_null(18) ? "" : s.text(18);
     a.task_hash = s.is_null(19) ? "" : s.text(19);
+    a.build_hash = s.is_null(20) ? "" : s.text(20);
     auto cmp = nlohmann::json::parse(s.text(11), nullptr, false);
     if (cmp.is_array())
       for (const auto& c : cmp) {

@@ -24,6 +24,10 @@ struct AttemptRecord {
   // The version of the task it was made on: the suite's VERSION and the task's hash (suite/task_hash.h);
   // both "" for an attempt stored before ekb recorded them (schema 7 and older).
   std::string suite_version, task_hash;
+  // What both sides ran: XXH3 of the candidate's translation unit (or why it could not be built) and
+  // the baseline's, as ekb built them for the device (eval/evaluator.h); "" when stored before schema 9.
+  // A resumed run makes again an attempt whose code ekb would now build differently.
+  std::string build_hash;
   Evaluation eval;
 };
 
@@ -84,6 +88,9 @@ class ResultsStore {
   // The task hash a stored attempt was made on: nullopt when there is none, "" when it was stored
   // before task hashes were recorded.
   std::optional<std::string> attempt_task_hash(int64_t run, const std::string& task, int sample);
+  // The build hash of a stored attempt (AttemptRecord::build_hash): nullopt when there is none, ""
+  // when it was stored before build hashes were recorded.
+  std::optional<std::string> attempt_build_hash(int64_t run, const std::string& task, int sample);
   // Removes a stored attempt (one made on another version of its task, to be made again).
   void forget_attempt(int64_t run, const std::string& task, int sample);
   void add_attempt(int64_t run, const AttemptRecord& a);  // one transaction

@@ -190,6 +190,46 @@ TEST(EvalCommand, AResumedRunMakesAgainAnAttemptStoredForAnotherVersionOfItsTask
 }
 
 
+// A run resumed after ekb's compiler changed what it builds for an attempt (its candidate's or its
+// baseline's source: here the stored build hash is made another's, as an older ekb would have left
+// it) makes that attempt again and says so; an attempt whose code is unchanged stays stored.
+TEST(EvalCommand, AResumedRunMakesAgainAnAttemptWhoseCodeEkbNowBuildsDifferently) {
+  Dir d("build");
+  d.write(std::string(kTask) + ".c", kCorrect);
+  d.write(std::string(kTask) + ".s1.c", kIdentity);
+  std::string eval = std::string(EKB_BINARY) + " eval " + d.args();
+  auto first = nlohmann::json::parse(run_command(eval + " 2>/dev/null").out, nullptr, false);
+  ASSERT_TRUE(first.is_object()) << "not JSON";
+  ASSERT_EQ(first["attempts"].size(), 2u);
+  std::string built = first["attempts"][0]["build_hash"];
+  EXPECT_EQ(built.size(), 16u) << built;
+  EXPECT_NE(first["attempts"][1]["build_hash"], built);  // another candidate, the same baseline
+  {  // sample 0 as an older compiler left it, and the run as if it had been interrupted
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((d.path / "r.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE attempts SET build_hash = '0123456789abcdef', status = 'wrong' WHERE sample = 0", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE attempts SET message = 'as stored' WHERE sample = 1", nullptr, nullptr, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE runs SET finished = 0", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto again = run_command(eval + " 2>&1 >" + (d.path / "again.json").string());
+  EXPECT_NE(again.out.find(std::string(kTask) + " sample 0: the code ekb builds for it changed since it was stored (build hash "
+                                                "0123456789abcdef, " + built + " now"),
+            std::string::npos)
+      << again.out;
+  EXPECT_EQ(again.out.find("sample 1: the code ekb builds"), std::string::npos) << again.out;
+  std::ifstream in(d.path / "again.json");
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["run"], first["run"]);  // the same run, continued
+  ASSERT_EQ(j["attempts"].size(), 2u);
+  EXPECT_EQ(j["attempts"][0]["build_hash"], built);
+  EXPECT_EQ(j["attempts"][0]["status"], "ok");     // made again (the stored one said `wrong`)
+  EXPECT_EQ(j["attempts"][1]["message"], "as stored");  // kept as it was
+}
+
 TEST(EvalCommand, DefaultsQuickVerifiesTheSuiteInShardsKeptApartFromFullRuns) {
   Dir d("defaults");
   std::string fixture = std::string(EKB_SOURCE_DIR) + "/tests/fixtures/suite_small";
