@@ -134,12 +134,13 @@ void register_results(CLI::App& app, Globals& g) {
         all.push_back({{"run", r.id}, {"created", r.created}, {"backend", r.backend}, {"device", r.device}, {"timing", timing_name(timing_of(r))},
                        {"finished", r.finished}, {"tasks", m.tasks}, {"samples", m.samples}, {"correct_at_1", m.correct_at_k},
                        {"fast_1_0", m.fast["1.0"]}, {"fast_1_0_significant", m.fast_significant["1.0"]},
-                       {"task_versions", task_versions_json(versions)}});
+                       {"task_versions", task_versions_json(versions)}, {"emulated", emulated_times(r)}});
         if (!o->json) {
           std::cout << fmt::format("run {:>4}  {}  {:<6} {:<16} {:<4} {:>4} tasks {:>4} samples  Correct@1 {:5.1f}%  Fast@1.0 {:5.1f}% "
                                    "(significant {:5.1f}%){}\n",
                                    r.id, r.created, r.backend, r.device, timing_name(timing_of(r)), m.tasks, m.samples, 100 * m.correct_at_k,
                                    100 * m.fast["1.0"], 100 * m.fast_significant["1.0"], r.finished ? "" : "  (unfinished)");
+          if (emulated_times(r)) std::cout << "          " << kEmulatedTimesNote << "\n";
           for (const auto& n : version_notes(versions)) std::cout << "          " << n << "\n";
         }
       }

@@ -13,6 +13,12 @@ namespace ekb::cli {
 void print_report(const RunInfo& run, const std::vector<AttemptRecord>& attempts, const std::vector<std::string>& problems) {
   std::cout << fmt::format("run {}  backend {}  device {}  timed {}  ({})\n", run.id, run.backend, run.device,
                            timing_name(timing_of(run)), run.created);
+  if (run.env.is_object() && run.env.contains("board") && run.env["board"].is_object()) {
+    const auto& b = run.env["board"];
+    std::cout << fmt::format("  on board {} ({} at {}; {}; sandbox: {})\n", b.value("name", ""), b.value("arch", ""), b.value("address", ""),
+                             run.env.value("cpu", ""), b.value("sandbox", ""));
+  }
+  if (emulated_times(run)) std::cout << "  NOTE: " << kEmulatedTimesNote << "\n";
   std::cout << fmt::format("  {:<44} {:>6}  {:<15} {:>8} {:>17}  {:>11}  {:>11}  {:>9}\n", "task", "sample", "status", "speedup",
                            "95% interval", "candidate", "baseline", "memory");
   for (const auto& a : attempts) {
@@ -28,7 +34,13 @@ void print_report(const RunInfo& run, const std::vector<AttemptRecord>& attempts
     if (!timed && !e.message.empty()) std::cout << "      " << e.message.substr(0, 300) << "\n";
   }
   for (const auto& p : problems) std::cout << "  problem: " << p << "\n";
+  size_t unsandboxed = 0;
+  for (const auto& a : attempts) unsandboxed += a.eval.where.remote() && !a.eval.where.sandboxed;
+  if (unsandboxed)
+    std::cout << fmt::format("  {} attempt(s) ran WITHOUT the board's sandbox (an emulated board started with --unsandboxed-emulation)\n",
+                             unsandboxed);
   print_metrics(attempts);
+  if (emulated_times(run)) std::cout << "NOTE: " << kEmulatedTimesNote << "\n";
 }
 
 void print_metrics(const std::vector<AttemptRecord>& attempts) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/cmd_worker.h"
 #include "cli/commands.h"
 #include "util/diagnostics.h"
 
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   ekb::cli::register_prompt(app, g);
   ekb::cli::register_generate(app, g);
   ekb::cli::register_compare(app, g);
+  ekb::cli::register_worker(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "codegen/abi_names.h"
 #include "codegen/dialect.h"
 #include "lower/lower.h"
 #include "runtime/gpu/launch_contract.h"
 
 namespace ekb::codegen {
 
-// The kernel's entry point name and C signature (the ABI raw C submissions implement):
+// The kernel's C signature (the ABI raw C submissions implement; its name is kEntryPoint):
 //   void ekb_kernel(const float* restrict A, ..., float* restrict Y, int32_t num_threads)
-inline constexpr const char* kEntryPoint = "ekb_kernel";
 std::string c_signature(const lower::LoweredKernel& k, const Dialect& d);
 
 // A whole translation unit: the prelude, the kernel function and the entry wrapper.
@@ -38,8 +38,7 @@ const Dialect& dialect_for(Backend b);
 // The ABI of a task's kernel from its parameters alone (for raw C submissions): the signature with a
 // comment per tensor (shape and layout), and the wrapper the runtime calls,
 //   void ekb_entry(void* const* args, int32_t num_threads)
-// which passes args[i] (inputs, then outputs) to ekb_kernel.
-inline constexpr const char* kEntryWrapper = "ekb_entry";
+// (kEntryWrapper) which passes args[i] (inputs, then outputs) to ekb_kernel.
 std::string c_abi_text(const std::string& task, const std::vector<lower::TensorArg>& inputs,
                        const std::vector<lower::TensorArg>& outputs, const Dialect& d);
 // The same for a raw CUDA (.cu) or OpenCL (.cl) submission: the launch contract and a kernel's

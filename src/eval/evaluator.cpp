@@ -15,6 +15,7 @@ EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks, Timin
   eo.peak_gflops = peaks.gflops;
   eo.peak_gbps = peaks.gbps;
   if (dev.is_gpu()) eo.gpu = dev.gpu;
+  if (dev.board) eo.board = dev.board;
   eo.backend = dev.backend;
   eo.profile = dev.name;
   return eo;

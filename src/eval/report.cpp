@@ -11,7 +11,7 @@ std::vector<SampleOutcome> outcomes_of(const std::vector<AttemptRecord>& attempt
 
 nlohmann::json attempt_json(const AttemptRecord& a) {
   const Evaluation& e = a.eval;
-  return {{"task", a.task},
+  nlohmann::json j = {{"task", a.task},
           {"sample", a.sample},
           {"candidate", a.candidate_path},
           {"suite_version", a.suite_version},
@@ -32,6 +32,10 @@ nlohmann::json attempt_json(const AttemptRecord& a) {
           {"compile_cached", e.compile_cached},
           {"memory_bytes", e.candidate_memory},
           {"peak_rss_bytes", e.candidate_peak_rss}};
+  if (e.where.remote())
+    j["board"] = {{"name", e.where.board}, {"arch", e.where.arch}, {"host", e.where.host}, {"worker_pid", e.where.worker_pid},
+                  {"emulated", e.where.emulated}, {"sandboxed", e.where.sandboxed}, {"sandbox", e.where.sandbox}};
+  return j;
 }
 
 nlohmann::json metrics_json(const Metrics& m) {
@@ -51,6 +55,8 @@ Timing timing_of(const RunInfo& run) {
   return it != run.env.end() && it->is_string() ? find_timing(it->get<std::string>()).value_or(Timing::cold) : Timing::cold;
 }
 
+bool emulated_times(const RunInfo& run) { return run.env.is_object() && run.env.value("emulated", false); }
+
 nlohmann::json report_json(const RunInfo& run, const std::vector<AttemptRecord>& attempts, const std::vector<std::string>& problems) {
   nlohmann::json j = metrics_json(compute_metrics(outcomes_of(attempts)));
   j["run"] = run.id;
@@ -62,6 +68,10 @@ nlohmann::json report_json(const RunInfo& run, const std::vector<AttemptRecord>&
   for (const auto& a : attempts) list.push_back(attempt_json(a));
   j["attempts"] = list;
   j["environment"] = run.env;
+  if (emulated_times(run)) {
+    j["emulated"] = true;
+    j["times_note"] = kEmulatedTimesNote;
+  }
   return j;
 }
 

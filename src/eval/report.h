@@ -17,6 +17,11 @@ Timing timing_of(const RunInfo& run);
 std::vector<SampleOutcome> outcomes_of(const std::vector<AttemptRecord>& attempts);
 nlohmann::json attempt_json(const AttemptRecord& a);
 nlohmann::json metrics_json(const Metrics& m);
+// Whether a run's times came from an emulated board (stored with the run): not meaningful.
+bool emulated_times(const RunInfo& run);
+// The sentence every output that shows such times carries.
+inline constexpr const char* kEmulatedTimesNote =
+    "times measured on an emulated board (qemu-user): not meaningful, and so neither are its speedups; only the outcomes count";
 nlohmann::json report_json(const RunInfo& run, const std::vector<AttemptRecord>& attempts, const std::vector<std::string>& problems);
 
 }  // namespace ekb

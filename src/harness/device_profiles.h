@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "remote/board.h"
 #include "target/target.h"
 
 namespace ekb {
@@ -29,7 +32,11 @@ struct DeviceProfile {
   int threads = 1;             // CPU threads (GPU profiles: 1, the thread that drives the device; PoCL: every core)
   uint64_t memory_budget = 0;  // bytes: the kernel's own allocations (GPU: its scratch buffers, in device memory)
   GpuDevice gpu;               // GPU profiles only
+  // A board attached as a remote device (a profile file: remote/board_profile.h): its kernels are
+  // cross-compiled here and run there (CPU only).
+  std::optional<Board> board;
   bool is_gpu() const { return ekb::is_gpu(backend); }
+  bool is_board() const { return board.has_value(); }
   // What lowering and code generation are given: the host CPU's ISA, caches and the profile's
   // threads (CPU), or the profile's per-block limits (GPU).
   Target target() const;
@@ -50,7 +57,8 @@ HostFacts host_facts();
 std::vector<DeviceProfile> device_profiles();
 // The profile named `name`; throws listing the known ones.
 DeviceProfile find_device(const std::string& name);
-// The profile a command uses: `device` when given (its backend must be `backend` when that is
+// The profile a command uses: `device` when given (a built-in profile's name, or a board's profile
+// file: a path ending in .json, remote/board_profile.h) (its backend must be `backend` when that is
 // given: a backend name, or "" for any), else the backend's default: host (cpu), h200-cuda (cuda),
 // opencl-any (opencl).
 DeviceProfile device_for(const std::string& device, const std::string& backend);

@@ -31,7 +31,7 @@ namespace ekb {
 namespace {
 
 using worker::Reply;
-using worker::WorkerProcess;
+using worker::Worker;
 
 constexpr int kWarmupRounds = 3;
 // Measured peaks are what ekb's tuned kernels reach, a little under the hardware's: a candidate is
@@ -63,7 +63,7 @@ uint64_t flush_size(const EvalOptions& o) {
 
 // One kernel in its worker, with two argument slots (`buf`, made before the worker starts).
 struct Side {
-  std::unique_ptr<WorkerProcess> w;
+  std::unique_ptr<Worker> w;  // here, or on a board (worker_client.h)
   std::unique_ptr<SharedBuffers> buf;
   Reply failure;  // set when something failed
   double compile_ms = 0;
@@ -101,18 +101,23 @@ struct Side {
   bool gpu = false;
   uint64_t scratch_bytes = 0;  // GPU: the program's scratch buffers, its own device memory
   std::string compiler, device;
+  nlohmann::json board;        // a board's facts, when the worker runs on one
+  bool sandboxed = true;       // the worker says whether its sandbox is in place (an emulated board's is not)
+  std::string sandbox_state;
 
   WorkerStart how;
   // Started, compiled and given its buffers (not yet sandboxed: see sandbox()).
   bool prepare(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o, const std::vector<int>& cpus) {
     gpu = o.gpu.has_value();
     how = WorkerStart{src, cplusplus, o.threads, cpus, o.memory_budget, o.cpu_seconds, flush_size(o), gpu ? &*o.gpu : nullptr,
-                      o.backend, o.profile, o.timing == Timing::warm ? kWarmSpinUs : 0};
+                      o.backend, o.profile, o.timing == Timing::warm ? kWarmSpinUs : 0, o.board ? &*o.board : nullptr,
+                      o.timing == Timing::cold};
     StartedWorker s = prepare_worker(p, *buf, how);
     w = std::move(s.worker);
     compile_ms = s.compiled.value("compile_ms", 0.0);
     compile_cached = s.compiled.value("cached", false);
     compiler = s.compiled.value("compiler", "");
+    board = s.compiled.value("board", nlohmann::json());
     if (gpu) {
       scratch_bytes = s.compiled.value("scratch_bytes", uint64_t(0));
       device = s.compiled.value("device", nlohmann::json::object()).value("name", "");
@@ -124,6 +129,8 @@ struct Side {
     Reply r = sandbox_worker(*w, how);
     if (!r.ok()) failure = r;
     else rss_mark = w->reset_peak_rss();
+    sandboxed = r.body.is_object() ? r.body.value("sandboxed", true) : true;
+    sandbox_state = r.body.is_object() ? r.body.value("sandbox", "") : "";
     return r.ok();
   }
   // One call on `slot`: inputs written and outputs poisoned first; false (and `failure`) when it failed.
@@ -328,6 +335,21 @@ bool clock_disagrees(Evaluation& e, const Side& cand, const Side& base) {
   return true;
 }
 
+// Where the candidate ran, when not in a worker of this machine: the board, its worker, whether the
+// board is emulated and whether the worker was sandboxed (the worker says; an emulated board's is not).
+RemoteRun where_it_ran(const Side& s, const EvalOptions& o) {
+  RemoteRun r;
+  if (!s.board.is_object()) return r;
+  r.board = o.board ? o.board->name : s.board.value("host", "");
+  r.arch = s.board.value("arch", "");
+  r.host = s.board.value("host", "");
+  r.worker_pid = s.board.value("worker_pid", 0);
+  r.emulated = (o.board && o.board->emulated) || !s.board.value("emulation_signs", std::string()).empty();
+  r.sandboxed = s.sandboxed;
+  r.sandbox = s.sandbox_state;
+  return r;
+}
+
 // The protocol itself (evaluate() adds its wall time).
 Evaluation run_attempt(const Program& p, const std::string& candidate_source, bool cplusplus, const std::string& baseline_source,
                        const EvalOptions& o) {
@@ -373,10 +395,17 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
   SharedBuffers::fault_in_alternately(*cand.buf, *base.buf);
   // Both workers are set up before either is sandboxed, and the candidate is checked only then (a
   // worker that set up and ran alone before the other existed was measured slower than its twin).
-  auto baseline_failed = [&] { return fail(e, Outcome::baseline, std::string("the baseline failed: ") + base.failure.message); };
+  // (A device that is gone — a board that stopped answering — is not the baseline's failure either.)
+  auto baseline_failed = [&] {
+    if (base.failure.outcome == Outcome::unavailable) return fail(e, Outcome::unavailable, base.failure.message);
+    return fail(e, Outcome::baseline, std::string("the baseline failed: ") + base.failure.message);
+  };
   if (!cand.prepare(p, candidate_source, cplusplus, o, cpus)) return fail(e, cand.failure.outcome, cand.failure.message);
+  e.where = where_it_ran(cand, o);
   if (!base.prepare(p, baseline_source, false, o, cpus)) return baseline_failed();
-  if (!cand.sandbox()) return fail(e, cand.failure.outcome, cand.failure.message);
+  bool sandboxed = cand.sandbox();
+  e.where = where_it_ran(cand, o);
+  if (!sandboxed) return fail(e, cand.failure.outcome, cand.failure.message);
   if (!base.sandbox()) return baseline_failed();
   e.compile_ms = cand.compile_ms;
   e.compile_cached = cand.compile_cached;
@@ -440,6 +469,7 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
                        : (warm || s.flush(o)) && s.call(slot, in, poison, o, &ms);
       if (!bursts) seconds = ms / 1000.0;
       if (!ok) {
+        if (!cand_turn && base.failure.outcome == Outcome::unavailable) return fail(e, Outcome::unavailable, base.failure.message);
         if (!cand_turn) return fail(e, Outcome::baseline, std::string("the baseline failed while timing: ") + base.failure.message);
         return fail(e, call_outcome(cand), fmt::format("timing round {}: {}", r + 1, budget_note(cand.failure, o)));
       }

@@ -27,6 +27,9 @@
 // sandboxed (arguments already mapped), read from /proc; past the profile's budget it is `over
 // budget`. CPU its worker uses between answering and the next request is work moved off the timed
 // path (`background work`).
+// Boards. The same protocol with both workers on a board (a profile file, docs/scale.md): the
+// kernels are cross-compiled here, the argument region is mirrored there around every call
+// (remote/region_sync.h), and the times, CPU and memory are the board's own, measured there.
 // GPUs. The same protocol with ekb-gpu-worker: the buffers are mirrored in device memory (each with
 // its guard zone) before each call and copied back after it, so every check above is made the same
 // way; the time is the device's (events around the call's launches, the device idle before and
@@ -80,6 +83,20 @@ struct EvalOptions {
   Backend backend = Backend::cpu;  // with gpu: cuda or opencl
   std::string profile;  // the profile's name, for messages
   Timing timing = Timing::cold;  // how calls are timed (above; timing_regime.h)
+  // A board's profile: both workers run on the board (remote/remote_worker.h), their kernels built
+  // here for it; the same protocol, the buffers mirrored there around every call.
+  std::optional<Board> board;
+};
+
+// Where an attempt's kernels ran when not on this machine (a board): recorded with the attempt.
+struct RemoteRun {
+  std::string board;       // the profile's name ("" when the attempt ran here)
+  std::string arch, host;  // as the board reports them
+  int worker_pid = 0;      // the candidate's worker there
+  bool emulated = false;   // declared (the profile) or detected: its times are not meaningful
+  bool sandboxed = true;   // its worker's sandbox was in place (an emulated board's is not: qemu-user refuses it)
+  std::string sandbox;     // what the worker said about it
+  bool remote() const { return !board.empty(); }
 };
 
 struct Evaluation {
@@ -99,6 +116,7 @@ struct Evaluation {
   uint64_t candidate_peak_rss = 0;           // the candidate's worker, compiler included
   uint64_t candidate_memory = 0;             // the kernel's own peak resident memory beyond its arguments (GPU: scratch)
   std::string compiler, device;              // what compiled and ran it (GPU: from the worker)
+  RemoteRun where;                           // a board's attempt: which, and under what conditions
   double seconds = 0;                        // wall time of the whole evaluation: references, compiles, checks, timing
   bool correct() const { return outcome == Outcome::ok; }
   // Correct, and the speedup's interval lies above p: faster than p beyond the timing's noise.

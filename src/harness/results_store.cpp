@@ -21,8 +21,9 @@ namespace {
 // agent_steps.seconds (the measurement's wall time, by which the search shares its time limit); 7:
 // llm_requests (what was sent to a language model and what came back, results_store_llm.cpp); 8:
 // attempts.suite_version, task_hash and agent_steps.task_hash (the version of the task a result is on);
-// 9: attempts.build_hash (the code both sides ran, as ekb built it)
-constexpr int kSchemaVersion = 9;
+// 9: attempts.build_hash (the code both sides ran, as ekb built it); 10: attempts.board (where an
+// attempt ran when on a board: the board, whether emulated, whether its worker was sandboxed)
+constexpr int kSchemaVersion = 10;
 
 }  // namespace
 
@@ -51,6 +52,24 @@ double error_from(const nlohmann::json& c, const char* key) {
   auto it = c.find(key);
   if (it == c.end()) return 0;
   return it->is_number() ? it->get<double>() : std::numeric_limits<double>::infinity();
+}
+
+// Where an attempt ran, when on a board (evaluate.h's RemoteRun), as the `board` column holds it.
+nlohmann::json remote_run_json(const RemoteRun& r) {
+  return {{"board", r.board}, {"arch", r.arch}, {"host", r.host}, {"worker_pid", r.worker_pid},
+          {"emulated", r.emulated}, {"sandboxed", r.sandboxed}, {"sandbox", r.sandbox}};
+}
+RemoteRun remote_run_from(const nlohmann::json& j) {
+  RemoteRun r;
+  if (!j.is_object()) return r;
+  r.board = j.value("board", "");
+  r.arch = j.value("arch", "");
+  r.host = j.value("host", "");
+  r.worker_pid = j.value("worker_pid", 0);
+  r.emulated = j.value("emulated", false);
+  r.sandboxed = j.value("sandboxed", true);
+  r.sandbox = j.value("sandbox", "");
+  return r;
 }
 
 }  // namespace
@@ -157,6 +176,13 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
       exec("ALTER TABLE attempts ADD COLUMN build_hash TEXT");
       exec("PRAGMA user_version=9");
       exec("COMMIT");
+      version = 9;
+    }
+    if (version == 9) {  // upgrade in place: attempts stored before ran on this machine (NULL)
+      exec("BEGIN");
+      exec("ALTER TABLE attempts ADD COLUMN board TEXT");
+      exec("PRAGMA user_version=10");
+      exec("COMMIT");
     }
     exec("CREATE TABLE IF NOT EXISTS peaks (machine TEXT NOT NULL, device TEXT NOT NULL, gflops REAL NOT NULL, "
          "gbps REAL NOT NULL, measured TEXT NOT NULL, PRIMARY KEY (machine, device))");
@@ -219,6 +245,13 @@ std::optional<std::string> ResultsStore::attempt_build_hash(int64_t run, const s
   return s.is_null(0) ? std::string() : s.text(0);
 }
 
+std::optional<Outcome> ResultsStore::attempt_outcome(int64_t run, const std::string& task, int sample) {
+  Stmt s(db_, "SELECT status FROM attempts WHERE run = ? AND task = ? AND sample = ?");
+  s.bind(1, run).bind(2, task).bind(3, sample);
+  if (!s.step()) return std::nullopt;
+  return outcome_named(s.text(0), Outcome::internal);
+}
+
 void ResultsStore::forget_attempt(int64_t run, const std::string& task, int sample) {
   Stmt s(db_, "DELETE FROM attempts WHERE run = ? AND task = ? AND sample = ?");
   s.bind(1, run).bind(2, task).bind(3, sample);
@@ -233,8 +266,8 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
   Stmt s(db_,
          "INSERT OR IGNORE INTO attempts (run, task, sample, candidate, candidate_hash, status, message, compile_ms, "
          "candidate_ms, baseline_ms, speedup, peak_rss, comparisons, created, memory_bytes, speedup_lo, speedup_hi, noisy, "
-         "candidate_outside_ms, baseline_outside_ms, suite_version, task_hash, build_hash) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+         "candidate_outside_ms, baseline_outside_ms, suite_version, task_hash, build_hash, board) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, run).bind(2, a.task).bind(3, a.sample).bind(4, a.candidate_path).bind(5, a.candidate_hash);
   s.bind(6, std::string(outcome_name(a.eval.outcome))).bind(7, a.eval.message).bind(8, a.eval.compile_ms);
   s.bind(9, timing_json(a.eval.candidate).dump()).bind(10, timing_json(a.eval.baseline).dump()).bind(11, a.eval.speedup);
@@ -243,6 +276,8 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
   s.bind(16, a.eval.speedup_lo).bind(17, a.eval.speedup_hi).bind(18, a.eval.noisy ? 1 : 0);
   s.bind(19, a.eval.candidate_outside_ms).bind(20, a.eval.baseline_outside_ms);
   s.bind(21, a.suite_version).bind(22, a.task_hash).bind(23, a.build_hash);
+  if (a.eval.where.remote()) s.bind(24, remote_run_json(a.eval.where).dump());
+  else s.bind_null(24);
   s.step();  // a single statement is its own transaction
 }
 
@@ -288,8 +323,8 @@ std::vector<RunInfo> ResultsStore::runs() {
 std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
   Stmt s(db_,
          "SELECT task, sample, candidate, candidate_hash, status, message, compile_ms, candidate_ms, baseline_ms, speedup, "
-         "peak_rss, comparisons, memory_bytes, speedup_lo, speedup_hi, noisy, candidate_outside_ms, baseline_outside_ms, suite_version, task_hash, build_hash "
-         "FROM attempts WHERE run = ? ORDER BY task, sample");
+         "peak_rss, comparisons, memory_bytes, speedup_lo, speedup_hi, noisy, candidate_outside_ms, baseline_outside_ms, suite_version, task_hash, build_hash, "
+         "board FROM attempts WHERE run = ? ORDER BY task, sample");
   s.bind(1, run);
   std::vector<AttemptRecord> out;
   while (s.step()) {
@@ -315,6 +350,7 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
     a.suite_version = s.is_null(18) ? "" : s.text(18);
     a.task_hash = s.is_null(19) ? "" : s.text(19);
     a.build_hash = s.is_null(20) ? "" : s.text(20);
+    if (!s.is_null(21)) a.eval.where = remote_run_from(nlohmann::json::parse(s.text(21), nullptr, false));
     auto cmp = nlohmann::json::parse(s.text(11), nullptr, false);
     if (cmp.is_array())
       for (const auto& c : cmp) {

@@ -93,6 +93,8 @@ class ResultsStore {
   std::optional<std::string> attempt_build_hash(int64_t run, const std::string& task, int sample);
   // Removes a stored attempt (one made on another version of its task, to be made again).
   void forget_attempt(int64_t run, const std::string& task, int sample);
+  // How the stored attempt ended, if there is one.
+  std::optional<Outcome> attempt_outcome(int64_t run, const std::string& task, int sample);
   void add_attempt(int64_t run, const AttemptRecord& a);  // one transaction
 
   // Peak rates measured on `machine` for a device profile (peak_rates.h): GFLOP/s, GB/s, when.

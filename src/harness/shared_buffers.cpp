@@ -1,10 +1,8 @@
 // memfd-backed argument slots shared with a worker.
 #include "harness/shared_buffers.h"
+#include "harness/cache_evict.h"
 
 #include <sys/mman.h>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 #include <unistd.h>
 
 #include <algorithm>
@@ -119,27 +117,11 @@ std::vector<std::vector<size_t>> SharedBuffers::buffer_rows() const {
   return rows;
 }
 
-namespace {
-// Writes the range back to memory and drops it from every cache, so that the kernel finds its
-// arguments in DRAM whichever CPU wrote them and whichever CPU it runs on (otherwise a kernel woken
-// on the CPU the harness just wrote from finds them in that CPU's cache, and times vary with where
-// the scheduler put it).
-void write_back(const unsigned char* p, size_t n) {
-#if defined(__x86_64__)
-  for (size_t i = 0; i < n; i += 64) _mm_clflush(p + i);
-  if (n) _mm_clflush(p + n - 1);
-  _mm_mfence();
-#else
-  (void)p;
-  (void)n;
-#endif
-}
-}  // namespace
 
 void SharedBuffers::write_inputs(int slot, const std::vector<HostBuffer>& inputs, bool evict) {
   for (size_t i = 0; i < inputs.size() && i < p_.inputs.size(); ++i) {
     std::memcpy(base_ + offsets_[slot][i], inputs[i].data(), sizes_[i]);
-    if (evict) write_back(base_ + offsets_[slot][i], sizes_[i]);
+    if (evict) evict_from_caches(base_ + offsets_[slot][i], sizes_[i]);
   }
 }
 
@@ -166,7 +148,7 @@ void SharedBuffers::poison_outputs(int slot, unsigned char pattern, bool evict) 
     // Floats: all-ones bytes, a NaN in every float type (a NaN where the reference is finite fails).
     bool fl = is_float(p_.tensors[p_.outputs[o]].dtype);
     std::memset(base_ + offsets_[slot][a], fl ? 0xFF : pattern, sizes_[a]);
-    if (evict) write_back(base_ + offsets_[slot][a], sizes_[a]);
+    if (evict) evict_from_caches(base_ + offsets_[slot][a], sizes_[a]);
   }
 }
 

@@ -26,7 +26,7 @@ SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplus
                                              gpu ? &gpu->gpu : nullptr, gpu ? gpu->backend : Backend::cpu,
                                              gpu ? gpu->name : ""});
   if (!s.ok()) return failed(s.failure);
-  worker::WorkerProcess& w = *s.worker;
+  worker::Worker& w = *s.worker;
   out.compile_ms = s.compiled.value("compile_ms", 0.0);
   out.compile_cached = s.compiled.value("cached", false);
   out.compiler = s.compiled.value("compiler", "");

@@ -28,6 +28,10 @@ class Stmt {
     return *this;
   }
   Stmt& bind(int i, int v) { return bind(i, static_cast<int64_t>(v)); }
+  Stmt& bind_null(int i) {
+    sqlite3_bind_null(s_, i);
+    return *this;
+  }
   bool step() {
     int r = sqlite3_step(s_);
     if (r == SQLITE_ROW) return true;

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#if EKB_HAVE_LIBSECCOMP
 #include <seccomp.h>
+#endif
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -52,7 +54,9 @@ std::string beside_program(const char* env_name, const std::string& name) {
 std::string default_worker_path() { return beside_program("EKB_WORKER", "ekb-worker"); }
 std::string default_gpu_worker_path() { return beside_program("EKB_GPU_WORKER", "ekb-gpu-worker"); }
 
-WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>& cpus, int idle_spin_us) {
+WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>& cpus, int idle_spin_us,
+                             const std::vector<std::string>& launcher, const std::vector<std::string>& extra_args,
+                             const std::vector<std::string>& extra_env) {
   std::string path = path_arg.empty() ? default_worker_path() : path_arg;
   if (access(path.c_str(), X_OK) != 0)
     throw std::runtime_error("cannot run the worker `" + path + "` (build target ekb-worker, or set EKB_WORKER)");
@@ -74,8 +78,17 @@ WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>
     close(sv[1]);
     throw failed("pipe failed");
   }
-  // (Made before fork: the child only sets them.)
+  // (Made before fork: the child only sets them and execs.)
   const std::string blocktime = idle_spin_us > 0 ? std::to_string(idle_spin_us) + "us" : "0";
+  std::vector<std::string> words = launcher;
+  words.insert(words.end(), {path, "--socket", "3", "--private-dir", private_dir_});
+  words.insert(words.end(), extra_args.begin(), extra_args.end());
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  std::vector<std::pair<std::string, std::string>> env;
+  for (const std::string& e : extra_env)
+    if (size_t eq = e.find('='); eq != std::string::npos) env.push_back({e.substr(0, eq), e.substr(eq + 1)});
   pid_t pid = fork();
   if (pid < 0) throw failed("fork failed");
   if (pid == 0) {
@@ -109,7 +122,9 @@ WorkerProcess::WorkerProcess(const std::string& path_arg, const std::vector<int>
       setenv("OMP_PLACES", places.c_str(), 1);
       setenv("OMP_PROC_BIND", "close", 1);
     }
-    execl(path.c_str(), path.c_str(), "--socket", "3", "--private-dir", private_dir_.c_str(), static_cast<char*>(nullptr));
+    for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+    if (launcher.empty()) execv(path.c_str(), argv.data());
+    else execvp(argv[0], argv.data());
     _exit(127);
   }
   close(sv[1]);
@@ -154,7 +169,7 @@ uint64_t status_field(pid_t pid, const std::string& field) {  // "VmHWM:" -> byt
 }
 }  // namespace
 
-uint64_t WorkerProcess::peak_rss() const { return status_field(pid_, "VmHWM:"); }
+uint64_t WorkerProcess::peak_rss() { return status_field(pid_, "VmHWM:"); }
 
 uint64_t WorkerProcess::reset_peak_rss() {
   if (pid_ <= 0) return 0;
@@ -168,11 +183,27 @@ uint64_t WorkerProcess::reset_peak_rss() {
   return peak_rss();
 }
 
-double WorkerProcess::cpu_seconds() const {
+double WorkerProcess::cpu_seconds() {
   clockid_t c;
   timespec ts{};
   if (pid_ <= 0 || clock_getcpuclockid(pid_, &c) != 0 || clock_gettime(c, &ts) != 0) return 0;
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+std::string syscall_name(int nr, const std::string& arch) {
+#if EKB_HAVE_LIBSECCOMP
+  uint32_t token = SCMP_ARCH_NATIVE;
+  if (arch == "aarch64") token = SCMP_ARCH_AARCH64;
+  else if (arch == "riscv64") token = SCMP_ARCH_RISCV64;
+  else if (arch == "x86_64") token = SCMP_ARCH_X86_64;
+  char* name = nr >= 0 ? seccomp_syscall_resolve_num_arch(token, nr) : nullptr;
+  std::string out = name ? std::string(name) : "#" + std::to_string(nr);
+  std::free(name);
+  return out;
+#else
+  (void)arch;
+  return "#" + std::to_string(nr);
+#endif
 }
 
 Reply WorkerProcess::bury(Outcome default_kind, const std::string& why) {
@@ -204,9 +235,8 @@ Reply WorkerProcess::bury(Outcome default_kind, const std::string& why) {
       r.outcome = Outcome::denied;
       size_t at = err.find("denied system call #");
       int nr = at == std::string::npos ? -1 : std::atoi(err.c_str() + at + 20);
-      char* name = nr >= 0 ? seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr) : nullptr;
-      r.message = "the sandbox denied the system call " + (name ? std::string(name) : "#" + std::to_string(nr));
-      std::free(name);
+      r.denied_syscall = nr;
+      r.message = "the sandbox denied the system call " + syscall_name(nr, "");
     } else if (WIFEXITED(status)) {
       r.outcome = Outcome::exited;
       r.message = "the worker exited with status " + std::to_string(WEXITSTATUS(status)) + " before answering";

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "harness/compile_cache.h"
+#include "remote/remote_start.h"
 #include "runtime/cpu/c_compiler.h"
 #include "util/base64.h"
 
@@ -31,6 +32,7 @@ int bytes_fd(const std::string& bytes) {
 }  // namespace
 
 StartedWorker prepare_worker(const Program& p, const SharedBuffers& buf, const WorkerStart& how) {
+  if (how.board) return prepare_remote_worker(p, buf, how);
   StartedWorker s;
   s.worker = std::make_unique<worker::WorkerProcess>(how.gpu ? worker::default_gpu_worker_path() : "", how.cpus,
                                                      how.gpu ? 0 : how.idle_spin_us);
@@ -75,7 +77,7 @@ StartedWorker prepare_worker(const Program& p, const SharedBuffers& buf, const W
   return s;
 }
 
-worker::Reply sandbox_worker(worker::WorkerProcess& w, const WorkerStart& how) {
+worker::Reply sandbox_worker(worker::Worker& w, const WorkerStart& how) {
   return w.request({{"op", "sandbox"},
                     {"threads", how.threads},
                     {"memory_budget", how.gpu ? 0 : how.memory_budget},

@@ -1,6 +1,7 @@
 // Starting a worker for one candidate, the same way for `ekb run FILE` (single_run) and for an
 // attempt (evaluate): the worker program for its backend (ekb-worker, or ekb-gpu-worker for a GPU
-// target), then compile, the shared buffers, and the sandbox. What a GPU worker needs beyond a CPU
+// target; on a board's profile, a worker on the board: remote/remote_start.h), then compile, the
+// shared buffers, and the sandbox. What a GPU worker needs beyond a CPU
 // one (the API and device, the profile's limits and budget, the buffers' sizes) is added here.
 #pragma once
 #include <nlohmann/json.hpp>
@@ -28,12 +29,15 @@ struct WorkerStart {
   Backend backend = Backend::cpu;  // with gpu: its API (cuda or opencl)
   std::string profile;          // the profile's name, for messages
   int idle_spin_us = 0;         // CPU: how long idle OpenMP threads spin before they sleep (worker_client.h)
+  const Board* board = nullptr; // a board's profile: the kernel is cross-compiled here and runs there (remote/remote_start.h)
+  bool cold = true;             // a board: each call's inputs are evicted from its caches (the cold timing regime)
 };
 
 struct StartedWorker {
-  std::unique_ptr<worker::WorkerProcess> worker;
+  std::unique_ptr<worker::Worker> worker;  // a process here, or one on a board
   worker::Reply failure;   // the step that failed (its outcome is not ok), if one did
-  nlohmann::json compiled = nlohmann::json::object();  // the compile request's answer (compile_ms, compiler; GPU: device, scratch_bytes)
+  // The compile request's answer (compile_ms, compiler; GPU: device, scratch_bytes; a board: `board`, its facts).
+  nlohmann::json compiled = nlohmann::json::object();
   bool ok() const { return failure.ok(); }
 };
 
@@ -44,6 +48,6 @@ StartedWorker start_worker(const Program& p, const SharedBuffers& buf, const Wor
 // then: a worker that set up and ran alone before the other existed was measured a few per cent
 // slower than its twin (a self-timing bias, bench/self_timing).
 StartedWorker prepare_worker(const Program& p, const SharedBuffers& buf, const WorkerStart& how);
-worker::Reply sandbox_worker(worker::WorkerProcess& w, const WorkerStart& how);
+worker::Reply sandbox_worker(worker::Worker& w, const WorkerStart& how);
 
 }  // namespace ekb

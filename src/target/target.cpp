@@ -23,6 +23,12 @@ const char* isa_name(Isa isa) {
   return "?";
 }
 
+std::optional<Isa> find_isa(const std::string& name) {
+  for (Isa i : {Isa::none, Isa::sse, Isa::avx2, Isa::avx512, Isa::neon})
+    if (name == isa_name(i)) return i;
+  return std::nullopt;
+}
+
 int Target::lanes(DType t) const {
   if (vector_bytes <= 0) return 1;
   DType c = t == DType::f16 || t == DType::bf16 ? DType::f32 : t;
@@ -34,8 +40,10 @@ std::string Target::describe() const {
   if (gpu())
     return fmt::format("{} (at most {} threads and {} KiB of shared memory per block)", backend_name(backend),
                        max_threads_per_block, shared_memory_per_block >> 10);
-  if (isa == Isa::none) return fmt::format("cpu without a vector unit, {} thread{}", threads, threads == 1 ? "" : "s");
-  return fmt::format("cpu {} ({}-byte vectors, {} registers{}), {} thread{}", isa_name(isa), vector_bytes, vector_registers,
+  // (The architecture is named only when it is not this machine's: a board's.)
+  std::string where = arch == native_arch() ? "" : fmt::format(" on {}", arch_name(arch));
+  if (isa == Isa::none) return fmt::format("cpu{} without a vector unit, {} thread{}", where, threads, threads == 1 ? "" : "s");
+  return fmt::format("cpu{} {} ({}-byte vectors, {} registers{}), {} thread{}", where, isa_name(isa), vector_bytes, vector_registers,
                      fma ? ", FMA" : "", threads, threads == 1 ? "" : "s");
 }
 

@@ -6,9 +6,11 @@
 // from it (vector widths, thread counts, register budgets).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "ir/dtype.h"
+#include "target/arch.h"
 #include "target/backend.h"
 
 namespace ekb {
@@ -16,10 +18,13 @@ namespace ekb {
 // The CPU's vector instruction set, as far as a schedule cares: how wide a vector register is.
 enum class Isa { none, sse, avx2, avx512, neon };
 const char* isa_name(Isa isa);
+// The ISA spelled `name` ("neon"), or nothing.
+std::optional<Isa> find_isa(const std::string& name);
 
 struct Target {
   Backend backend = Backend::cpu;
   std::string profile;  // the device profile it comes from, for messages ("" when none)
+  Arch arch = native_arch();  // CPU: the machine its code runs on (a board's, for a remote device)
 
   // CPU
   Isa isa = Isa::none;

@@ -52,6 +52,9 @@ std::unique_ptr<CCompiler> make_default_c_compiler();  // in process when built 
 // version, and the CPU it targets (binaries are kept per identity, options and source).
 std::string default_c_compiler_identity();
 std::unique_ptr<CCompiler> make_subprocess_c_compiler(std::string cc = "");  // "" = $CC, else cc
+// A shared object's bytes (what a subprocess or cross compiler builds) loaded with the system's
+// dynamic loader from a private temporary directory; throws CompileError when it does not load.
+std::unique_ptr<CompiledModule> load_shared_object(const std::string& bytes);
 #if EKB_WITH_LLVM
 std::unique_ptr<CCompiler> make_inprocess_c_compiler();
 #endif

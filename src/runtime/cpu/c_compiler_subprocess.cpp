@@ -35,6 +35,18 @@ void pin_openmp_runtimes() {
     if (void* h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) dlclose(h);
 }
 
+std::unique_ptr<CompiledModule> open_library(std::unique_ptr<TempDir> dir, const std::string& so) {
+  void* handle = dlopen(so.c_str(), RTLD_LOCAL | RTLD_NOW);
+  if (!handle) {
+    const char* err = dlerror();
+    std::string log = err ? err : "dlopen failed";
+    if (log.rfind(so + ": ", 0) == 0) log.erase(0, so.size() + 2);  // "undefined symbol: foo"
+    throw CompileError("cannot load the compiled kernel: " + log, log);
+  }
+  pin_openmp_runtimes();
+  return std::make_unique<SharedObjectModule>(std::move(dir), handle);
+}
+
 class SubprocessCCompiler final : public CCompiler {
  public:
   // cc may carry words before or after the program, as $CC does ("ccache gcc", "gcc -m64").
@@ -65,24 +77,7 @@ class SubprocessCCompiler final : public CCompiler {
     return read_binary_file(so);
   }
 
-  std::unique_ptr<CompiledModule> load_binary(const std::string& binary) override {
-    auto dir = std::make_unique<TempDir>("ekb-cc-");
-    std::string so = dir->file("kernel.so");
-    write_binary_file(so, binary);
-    return open_library(std::move(dir), so);
-  }
-
-  std::unique_ptr<CompiledModule> open_library(std::unique_ptr<TempDir> dir, const std::string& so) {
-    void* handle = dlopen(so.c_str(), RTLD_LOCAL | RTLD_NOW);
-    if (!handle) {
-      const char* err = dlerror();
-      std::string log = err ? err : "dlopen failed";
-      if (log.rfind(so + ": ", 0) == 0) log.erase(0, so.size() + 2);  // "undefined symbol: foo"
-      throw CompileError("cannot load the compiled kernel: " + log, log);
-    }
-    pin_openmp_runtimes();
-    return std::make_unique<SharedObjectModule>(std::move(dir), handle);
-  }
+  std::unique_ptr<CompiledModule> load_binary(const std::string& binary) override { return load_shared_object(binary); }
 
   std::string emit(const std::string& c_source, EmitKind kind, const CompileOptions& o) override {
     std::vector<std::string> mode = {"-fPIC"};
@@ -156,6 +151,13 @@ class SubprocessCCompiler final : public CCompiler {
 };
 
 }  // namespace
+
+std::unique_ptr<CompiledModule> load_shared_object(const std::string& bytes) {
+  auto dir = std::make_unique<TempDir>("ekb-cc-");
+  std::string so = dir->file("kernel.so");
+  write_binary_file(so, bytes);
+  return open_library(std::move(dir), so);
+}
 
 std::vector<std::string> subprocess_c_compiler_dirs(std::string cc) {
   if (cc.empty()) {
