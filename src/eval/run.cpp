@@ -126,6 +126,7 @@ RunInfo evaluate_run(const Suite& suite, const SubmissionSet& subs, const nlohma
   if (quick) env["quick"] = run_key["quick"] = true;
   RunInfo run = store.open_run(run_key.dump(), backend_name(dev.backend), dev.name, env);
   EvalOptions eo = eval_options(dev, peaks, timing);
+  if (eo.board && env.value("emulated", false)) eo.board->emulated = true;  // (detected, where the profile did not say so)
   if (quick) quick_timing(eo);
   Progress progress("eval", subs.items.size());
   size_t failures = 0;

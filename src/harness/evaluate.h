@@ -86,6 +86,9 @@ struct EvalOptions {
   // A board's profile: both workers run on the board (remote/remote_worker.h), their kernels built
   // here for it; the same protocol, the buffers mirrored there around every call.
   std::optional<Board> board;
+  // Its times are not meaningful (an emulated board): the checks that compare times (the worker's
+  // clock, its work after answering) are not judged, and no roofline is applied (no peaks).
+  bool timing_not_meaningful() const { return board && board->emulated; }
 };
 
 // Where an attempt's kernels ran when not on this machine (a board): recorded with the attempt.

@@ -98,6 +98,7 @@ class Session {
       if (s == FrameStatus::timeout) return "nothing from the host for " + std::to_string(o_.idle_timeout_s) + " s";
       if (s != FrameStatus::ok) {
         send_frame(sock_, refusal("protocol", error), kSendTimeoutMs);
+        linger_and_close_input();
         return std::string(frame_status_name(s)) + ": " + error;
       }
       json reply;
@@ -169,7 +170,8 @@ class Session {
         ElfCheck c = check_kernel_object(f.payload.substr(at, n), machine);
         if (!c.ok()) {
           log(peer_ + ": refused a kernel: " + c.message);
-          return answer(worker::Reply{c.problem == ElfProblem::runs_at_load ? Outcome::denied : Outcome::protocol, c.message, {}, 0}, ranges);
+          // (Code that would run at load is the candidate's; any other problem is the host's build.)
+          return answer(worker::Reply{c.problem == ElfProblem::runs_at_load ? Outcome::denied : Outcome::internal, c.message, {}, 0}, ranges);
         }
       }
       int fd = memory_file("ekb-kernel", f.payload);
@@ -212,6 +214,20 @@ class Session {
               {"wall_ms", r.wall_ms}, {"ranges", ranges}};
     if (r.denied_syscall >= 0) a["denied_syscall"] = r.denied_syscall;
     return a;
+  }
+
+  // After refusing a message the host may still be sending: no more from this side, and what
+  // arrives is read and dropped for a few seconds, so that the refusal reaches the host (closing
+  // with unread bytes would reset the connection and could drop the refusal on the way).
+  void linger_and_close_input() {
+    shutdown(sock_, SHUT_WR);
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    char buf[65536];
+    while (std::chrono::steady_clock::now() < until) {
+      pollfd p{sock_, POLLIN, 0};
+      if (poll(&p, 1, 200) <= 0) continue;
+      if (recv(sock_, buf, sizeof buf, 0) <= 0) break;
+    }
   }
 
   int sock_;
@@ -276,6 +292,19 @@ int serve_board(const BoardServerOptions& opts) {
     std::fprintf(stderr, "ekb worker: cannot run the worker %s (ekb-worker belongs beside ekb; or set EKB_WORKER)\n", o.worker_path.c_str());
     return 2;
   }
+  // The worker must be this board's own build (an x86-64 one under an AArch64 emulator would fail
+  // every attempt as if the candidate had).
+  {
+    std::ifstream w(o.worker_path, std::ios::binary);
+    unsigned char h[20] = {};
+    w.read(reinterpret_cast<char*>(h), sizeof h);
+    int machine = h[18] | (h[19] << 8);
+    if (w.gcount() == 20 && h[0] == 0x7f && h[1] == 'E' && h[2] == 'L' && h[3] == 'F' && machine != arch_info(native_arch()).elf_machine) {
+      std::fprintf(stderr, "ekb worker: the worker %s is built for %s, but this board is %s (is $EKB_WORKER set?)\n", o.worker_path.c_str(),
+                   elf_machine_name(machine).c_str(), arch_name(native_arch()));
+      return 2;
+    }
+  }
   // The sandbox must work here, or be given up knowingly.
   json facts = board_facts();
   std::string seccomp = seccomp_refusal();
@@ -308,11 +337,10 @@ int serve_board(const BoardServerOptions& opts) {
     return 1;
   }
   int port = bound_port(listener);
-  if (!o.port_file.empty()) {
-    std::ofstream(o.port_file) << port << "\n";
-  }
   log("listening on " + e.host + ":" + std::to_string(port) + " (" + facts.value("arch", "") + ", " + std::to_string(facts.value("cpus", 0)) +
       " CPUs; sandbox: " + facts.value("sandbox", "") + (emulation.empty() ? "" : "; looks emulated: " + emulation) + ")");
+  // (After the log line: whoever waits for the port file then finds the line too.)
+  if (!o.port_file.empty()) std::ofstream(o.port_file) << port << "\n";
   signal(SIGPIPE, SIG_IGN);
   int sessions = 0;
   for (;;) {

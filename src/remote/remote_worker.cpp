@@ -81,14 +81,22 @@ bool RemoteWorker::exchange(const json& body, const std::string& payload, int ti
     *why = "the connection was lost before";
     return false;
   }
-  std::string error;
+  std::string error, send_error;
   uint64_t most = std::max<uint64_t>(kDefaultMaxPayloadBytes, bytes_ + (1u << 20));
-  FrameStatus s = FrameStatus::closed;
-  if (send_frame(sock_, body, payload, network_margin_ms(payload.size()), &error))
-    s = recv_frame(sock_, reply, most, timeout_ms + network_margin_ms(bytes_), &error);
-  if (s == FrameStatus::ok) return true;
-  *why = s == FrameStatus::timeout ? "no answer within " + std::to_string((timeout_ms + network_margin_ms(bytes_)) / 1000) + " s"
-                                   : std::string(frame_status_name(s)) + (error.empty() ? "" : ": " + error);
+  int wait_ms = timeout_ms + network_margin_ms(bytes_);
+  // (When the board refuses a message while it is still being sent, e.g. one larger than it
+  // accepts, the send fails; its refusal may still be there to read.)
+  bool sent = send_frame(sock_, body, payload, network_margin_ms(payload.size()), &send_error);
+  FrameStatus s = recv_frame(sock_, reply, most, sent ? wait_ms : 2000, &error);
+  if (s == FrameStatus::ok && sent) return true;
+  if (s == FrameStatus::ok) {
+    close(sock_);
+    sock_ = -1;
+    return true;
+  }
+  *why = !sent                        ? "cannot send to it: " + send_error
+         : s == FrameStatus::timeout ? "no answer within " + std::to_string(wait_ms / 1000) + " s"
+                                      : std::string(frame_status_name(s)) + (error.empty() ? "" : ": " + error);
   close(sock_);
   sock_ = -1;
   return false;
@@ -130,8 +138,9 @@ worker::Reply RemoteWorker::request(const json& req, int timeout_ms, int fd) {
   std::string why;
   if (!exchange(outer, payload, timeout_ms, reply, &why)) return gone(why);
   if (!reply.body.value("ok", false)) {
-    // The board refused the request itself (not the worker): a malformed request is ekb's fault.
-    return worker::Reply{outcome_named(reply.body.value("kind", ""), Outcome::protocol), board_name(board_) + ": " + reply.body.value("error", "refused"), {}, 0};
+    // The board refused the request itself, not its worker (a message larger than it accepts, a
+    // request out of order): never the candidate's fault.
+    return worker::Reply{Outcome::internal, board_name(board_) + " refused the request: " + reply.body.value("error", "refused"), {}, 0};
   }
   worker::Reply r;
   r.outcome = outcome_named(reply.body.value("outcome", ""), Outcome::protocol);
