@@ -17,6 +17,7 @@
 #include "harness/peak_rates.h"
 #include "harness/results_store.h"
 #include "harness/submissions.h"
+#include "remote/remote_worker.h"
 
 namespace ekb::cli {
 
@@ -162,19 +163,68 @@ void register_results(CLI::App& app, Globals& g) {
   });
 }
 
+namespace {
+
+// `ekb devices --device BOARD.json [--measure]`.
+void show_board(const DeviceProfile& d, bool measure) {
+  if (!d.board) throw std::runtime_error(fmt::format("`{}` is a built-in profile; --device takes a board's profile file here", d.name));
+  const Board& b = *d.board;
+  nlohmann::json facts;
+  try {
+    facts = remote::hello_board(b);
+  } catch (const remote::BoardUnavailable& e) {
+    throw std::runtime_error(e.what());
+  }
+  bool emulated = b.emulated || !facts.value("emulation_signs", std::string()).empty();
+  std::cout << fmt::format("{:<16} board at {} ({}), {} threads, budget {} MiB\n", d.name, b.address.text(), b.profile_path, d.threads,
+                           d.memory_budget >> 20);
+  std::cout << fmt::format("{:<16} target: {}; kernels built by {} -march={}{}\n", "", d.target().describe(), b.cc, b.march,
+                           b.openmp ? " with OpenMP" : " without OpenMP");
+  std::cout << fmt::format("{:<16} the board says: {}, {} CPUs ({}), {}, host {}\n", "", facts.value("arch", ""), facts.value("cpus", 0),
+                           facts.value("cpu", ""), facts.value("kernel", ""), facts.value("host", ""));
+  std::cout << fmt::format("{:<16} its workers' sandbox: {}\n", "", facts.value("sandbox", ""));
+  if (emulated)
+    std::cout << fmt::format("{:<16} emulated ({}): {}\n", "", b.emulated ? "its profile says so" : facts.value("emulation_signs", ""),
+                             kEmulatedTimesNote);
+  if (b.peak_gflops > 0)
+    std::cout << fmt::format("{:<16} peak rates (its profile): {:.1f} GFLOP/s, {:.1f} GB/s\n", "", b.peak_gflops, b.peak_gbps);
+  else
+    std::cout << fmt::format("{:<16} no peak rates in its profile: no roofline check\n", "");
+  if (!measure) return;
+  DeviceProfile m = d;
+  m.board->emulated = emulated;
+  std::cerr << fmt::format("ekb: measuring the peak rates of `{}` on the board (two kernels, each against itself)...\n", d.name);
+  PeakRates r = measure_peak_rates(m);
+  std::cout << fmt::format("{:<16} measured now on the board: {:.1f} GFLOP/s, {:.1f} GB/s; put them in {}:\n"
+                           "  \"peak_gflops\": {:.1f}, \"peak_gbps\": {:.1f}\n",
+                           "", r.gflops, r.gbps, b.profile_path, r.gflops, r.gbps);
+}
+
+}  // namespace
+
 void register_devices(CLI::App& app, Globals&) {
   auto* cmd = app.add_subcommand("devices", "The device profiles (for --device): CPU profiles with the peak rates measured for "
                                             "them (the roofline bound that marks impossible timings invalid), GPU profiles "
-                                            "with their limits and, with --probe, whether their device is here.");
+                                            "with their limits and, with --probe, whether their device is here; with --device "
+                                            "FILE, a board's profile: what the board says it is, and with --measure its peak "
+                                            "rates measured on it.");
   struct Opts {
-    std::string db = default_db();
+    std::string db = default_db(), device;
     bool measure = false, probe = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--db", o->db, "the results store holding the peaks (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
   cmd->add_flag("--measure", o->measure, "measure every CPU profile's peak rates again (on a quiet machine) and store them");
   cmd->add_flag("--probe", o->probe, "ask a GPU worker whether each GPU profile's device is on this machine, and what it is");
+  cmd->add_option("--device", o->device,
+                  "only this board's profile file (docs/scale.md): connect to the board and show what it is; with --measure, "
+                  "measure its peak rates there and print the two fields to put in the file")
+      ->option_text("FILE");
   cmd->callback([o] {
+    if (!o->device.empty()) {
+      show_board(device_for(o->device, "cpu"), o->measure);
+      return;
+    }
     std::unique_ptr<ResultsStore> store;
     if (o->measure || std::filesystem::exists(o->db)) store = std::make_unique<ResultsStore>(o->db);
     for (const auto& d : device_profiles()) {

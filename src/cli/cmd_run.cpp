@@ -131,14 +131,14 @@ void register_run(CLI::App& app, Globals& g) {
     }
     std::unique_ptr<Suite> suite;
     bool gpu = dev.is_gpu();
-    int threads = o->threads > 0 ? o->threads : gpu ? dev.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    int threads = o->threads > 0 ? o->threads : gpu || dev.board ? dev.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     Target target = dev.target();
     if (!gpu) target.threads = threads;
     CliSource cand = build_cli_source(o->target, o->task, target, o->schedule, g, suite);
     const Program& p = *cand.program;
     ReferenceResult ref = reference_outputs(p, o->seed);
     // The kernel runs in a sandboxed worker process (harness/single_run.h), never in this one.
-    SingleRun run = run_isolated(p, cand.c_source, cand.cplusplus, ref.inputs, threads, true, 0.2, 5, gpu ? &dev : nullptr);
+    SingleRun run = run_isolated(p, cand.c_source, cand.cplusplus, ref.inputs, threads, true, 0.2, 5, gpu || dev.board ? &dev : nullptr);
     if (run.outcome == Outcome::compile) {
       std::fflush(stdout);
       std::cerr << "ekb: error: " << run.message << "\n" << run.compile_log;
@@ -153,6 +153,7 @@ void register_run(CLI::App& app, Globals& g) {
     std::cout << fmt::format("{} in {:.1f} ms ({}, in a sandboxed worker; compile confinement: {})\n",
                              run.compile_cached ? "loaded from the compile cache" : "compiled", run.compile_ms, run.compiler,
                              run.confinement);
+    if (!run.board.empty()) std::cout << "ran on board " << run.board << "\n";
     if (run.outputs.empty()) {
       std::cout << fmt::format("the kernel failed: {} ({})\nFAIL\n", outcome_name(run.outcome), run.message);
       throw CLI::RuntimeError(1);

@@ -24,6 +24,10 @@ struct PeakRates {
 // The stored rates for (this machine, `dev`), measuring and storing them first when missing (or
 // when `remeasure`: measure on a quiet machine; `ekb devices --measure` does).
 PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev, bool remeasure = false);
+// Measures them now (nothing stored). For a board's profile, on the board, through its workers:
+// what its profile file's peak_gflops and peak_gbps are to hold (`ekb devices --measure --device
+// FILE`); refused for an emulated board, whose times are not meaningful.
+PeakRates measure_peak_rates(const DeviceProfile& dev);
 // The stored rates for (this machine, `dev`), if measured by the current method (else nothing),
 // and the device key they are stored under (the profile's name and the method's number).
 std::optional<PeakRates> stored_peak_rates(ResultsStore& store, const DeviceProfile& dev);

@@ -11,7 +11,8 @@
 namespace ekb {
 
 SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplusplus, const std::vector<TensorData>& inputs,
-                       int threads, bool time_it, double min_seconds, int min_reps, const DeviceProfile* gpu) {
+                       int threads, bool time_it, double min_seconds, int min_reps, const DeviceProfile* device) {
+  const DeviceProfile* gpu = device && device->is_gpu() ? device : nullptr;
   SingleRun out;
   SharedBuffers buf(p, 1);
   auto failed = [&](const worker::Reply& r) {
@@ -24,7 +25,7 @@ SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplus
                                  WorkerStart{c_source, cplusplus, threads, worker::worker_cpus(threads),
                                              gpu ? gpu->memory_budget : uint64_t(4) << 30, 600.0, 1u << 20,
                                              gpu ? &gpu->gpu : nullptr, gpu ? gpu->backend : Backend::cpu,
-                                             gpu ? gpu->name : ""});
+                                             device ? device->name : "", 0, device && device->board ? &*device->board : nullptr});
   if (!s.ok()) return failed(s.failure);
   worker::Worker& w = *s.worker;
   out.compile_ms = s.compiled.value("compile_ms", 0.0);
@@ -32,6 +33,11 @@ SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplus
   out.compiler = s.compiled.value("compiler", "");
   out.confinement = s.compiled.value("confinement", "");
   if (gpu) out.device = s.compiled.value("device", nlohmann::json::object()).value("name", "");
+  if (s.compiled.contains("board")) {
+    const auto& b = s.compiled["board"];
+    bool emulated = device->board->emulated || !b.value("emulation_signs", std::string()).empty();
+    out.board = device->name + " (" + b.value("arch", "") + ", " + b.value("host", "") + (emulated ? ", emulated: times not meaningful" : "") + ")";
+  }
   std::vector<HostBuffer> host;
   for (const auto& t : inputs) host.push_back(to_host(t));
   buf.write_inputs(0, host);

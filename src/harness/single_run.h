@@ -17,15 +17,17 @@ struct SingleRun {
   Outcome outcome = Outcome::ok;  // or how it failed (compile, crash, timeout, denied, out of bounds, input mutated...)
   std::string message, compile_log, compiler, device;
   std::string confinement;  // how the worker's compile was confined ("Landlock ABI 7"), or "none: WHY"
+  std::string board;        // a board's run: "NAME (ARCH, HOST)", with ", emulated: times not meaningful" where it is
   double compile_ms = 0;
   bool compile_cached = false;  // loaded from the compile cache (compile_cache.h), not compiled
   std::vector<TensorData> outputs;
   TimingStats timing;  // empty when not timed or when the call failed
 };
 
-// With `gpu` (a GPU profile), `c_source` is a GPU program run by ekb-gpu-worker, and the times are
-// the device's.
+// With `device` a GPU profile, `c_source` is a GPU program run by ekb-gpu-worker, and the times are
+// the device's; with a board's profile, the kernel is cross-compiled here and runs (and is timed) on
+// the board (`board` then says which, and whether it is emulated); otherwise a worker here runs it.
 SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplusplus, const std::vector<TensorData>& inputs,
-                       int threads, bool time_it, double min_seconds = 0.2, int min_reps = 5, const DeviceProfile* gpu = nullptr);
+                       int threads, bool time_it, double min_seconds = 0.2, int min_reps = 5, const DeviceProfile* device = nullptr);
 
 }  // namespace ekb

@@ -51,7 +51,8 @@ worker::Reply build_for_board(const Board& b, const WorkerStart& how, std::strin
   const std::string warm_key = CompileCache::key(identity, worker::kWarmUpSource, false);
   std::optional<std::string> k = cache.enabled() ? cache.get(kernel_key) : std::nullopt;
   std::optional<std::string> w = cache.enabled() ? cache.get(warm_key) : std::nullopt;
-  compiled = {{"compile_ms", 0.0}, {"cached", k.has_value()}, {"compiler", b.cc + " (cross, subprocess)"}};
+  compiled = {{"compile_ms", 0.0}, {"cached", k.has_value()}, {"compiler", b.cc + " (cross, subprocess)"},
+              {"confinement", "none needed: not compiled (the compile cache)"}};
   auto compile = [&](const std::string& source, bool cplusplus, bool with_warm, std::string& out, std::string* warm_out) -> worker::Reply {
     // A worker of this machine's, confined as for a local compile, with the cross toolchain's tree readable.
     std::string dirs;
@@ -169,7 +170,7 @@ StartedWorker prepare_remote_worker(const Program& p, const SharedBuffers& buf, 
   close(fd);
   if (r.ok()) {
     compiled["load_ms"] = r.body.value("load_ms", 0.0);
-    compiled["confinement"] = r.body.value("confinement", "");
+    compiled["board_confinement"] = r.body.value("confinement", "");  // what the board's loader could read
     json buffers = {{"op", "buffers"}, {"bytes", buf.bytes()}, {"sets", buf.layout()}, {"args", buf.argument_kinds()}};
     if (!buf.reserve_layout().is_null()) buffers["reserve"] = buf.reserve_layout();
     r = s.worker->request(buffers, 60000, buf.fd());
