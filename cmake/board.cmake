@@ -7,6 +7,9 @@
 # statically where GCC allows (libstdc++, libgcc) so that a board needs only its C library, libm
 # and libgomp. The seccomp filter is compiled to BPF by ekb itself (harness/seccomp_bpf.h):
 # libseccomp is not packaged for every board architecture (riscv64 is not one of Debian 12's).
+# One translation unit per few sources (CMake's unity build): the sources share their heavy headers
+# (nlohmann/json), and a board build takes 25 s of CPU instead of 53 (aarch64, measured), in CI too.
+set(CMAKE_UNITY_BUILD ON)
 set(EKB_BOARD_HEADER_SOURCE /usr/include CACHE PATH "where the header-only libraries (nlohmann, CLI) are")
 set(EKB_BOARD_HEADERS ${CMAKE_BINARY_DIR}/board-include)
 file(MAKE_DIRECTORY ${EKB_BOARD_HEADERS})

@@ -20,6 +20,12 @@ PACKAGES=(
   pocl-opencl-icd ocl-icd-libopencl1
   # language-model endpoints: the HTTP client (libcurl with OpenSSL) and the scripted test server (cpp-httplib)
   libcurl4-openssl-dev libcpp-httplib-dev
+  # remote boards (docs/scale.md): the cross compilers that build a board's kernels and ekb's board
+  # programs (with the boards' C library and libgomp, which --no-install-recommends would leave out),
+  # this machine's own gcc (an x86_64 board's kernels), and for the tests boards under qemu-user in a
+  # network namespace (iproute2)
+  gcc g++-aarch64-linux-gnu g++-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-riscv64-cross
+  libgomp1-arm64-cross libgomp1-riscv64-cross qemu-user iproute2
 )
 
 missing=()

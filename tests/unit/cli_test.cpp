@@ -53,7 +53,8 @@ TEST_F(Cli, HelpListsEveryCommandAndOption) {
                {"fmt", {"FILE", "--write"}},
                {"interp", {"FILE|TASK", "--seed", "--out", "--no-cache"}},
                {"list", {"--json", "--category"}},
-               {"show", {"TASK", "--json"}}};
+               {"show", {"TASK", "--json"}},
+               {"worker", {"--listen", "--token-file", "--max-message-mib", "--unsandboxed-emulation", "--worker-launcher"}}};
   for (const auto& h : helps) {
     Result r2 = ekb(std::string(h.cmd) + " --help");
     EXPECT_EQ(r2.status, 0) << h.cmd;

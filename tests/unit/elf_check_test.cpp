@@ -58,6 +58,8 @@ struct CompilerCase {
   Arch arch;
 };
 
+void PrintTo(const CompilerCase& c, std::ostream* os) { *os << c.cc; }
+
 class ElfCheck : public ::testing::TestWithParam<CompilerCase> {};
 
 TEST_P(ElfCheck, AKernelLoadsOnItsOwnMachineOnlyAndNothingOfItRunsAtLoad) {
