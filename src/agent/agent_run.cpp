@@ -71,7 +71,7 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
   }
   env["timing"] = timing_name(o.timing);
   RunInfo run = store.open_run(keyed_by_timing(key, o.timing).dump(), backend_name(dev.backend), dev.name, env);
-  EvalOptions full = eval_options(dev, peaks, o.timing), eo = search_eval_options(full);
+  EvalOptions full = eval_options(dev, peaks, o.timing, &env), eo = search_eval_options(full);
   Target target = dev.target();
   std::unique_ptr<LlmRun> llm_run;
   if (o.policy == Policy::llm) llm_run = std::make_unique<LlmRun>(*o.llm, store.llm_spend(run.id));

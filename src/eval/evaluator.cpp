@@ -7,7 +7,7 @@
 
 namespace ekb {
 
-EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks, Timing timing) {
+EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks, Timing timing, const nlohmann::json* environment) {
   EvalOptions eo;
   eo.timing = timing;
   eo.threads = dev.threads;
@@ -16,6 +16,7 @@ EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks, Timin
   eo.peak_gbps = peaks.gbps;
   if (dev.is_gpu()) eo.gpu = dev.gpu;
   if (dev.board) eo.board = dev.board;
+  if (eo.board && environment && environment->is_object() && environment->value("emulated", false)) eo.board->emulated = true;
   eo.backend = dev.backend;
   eo.profile = dev.name;
   return eo;

@@ -15,7 +15,10 @@ namespace ekb {
 
 // The options a device profile implies: its threads, memory budget, GPU device, and the peak rates
 // that bound an honest time (none on GPU profiles); calls timed in `timing` (timing_regime.h).
-EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks, Timing timing = Timing::cold);
+// `environment` (prepare_device's): a board it found emulated is treated as one (its times are not
+// meaningful) also where its profile did not say so.
+EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks, Timing timing = Timing::cold,
+                         const nlohmann::json* environment = nullptr);
 // Timing cut to a few calls per side (at least 5, at most 20, half a second), without the extra
 // rounds a wide interval asks for: enough to see that a kernel runs and roughly how fast, not a
 // measurement (`ekb eval --quick`, the suite's verification).

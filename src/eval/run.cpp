@@ -24,13 +24,20 @@ namespace {
 
 // A board's part of the run's environment: what it says about itself, and whether its times mean
 // anything (an emulated board's do not). Throws when it cannot be reached or refuses this host.
-void describe_board(const Board& b, nlohmann::json& env) {
+void describe_board(const DeviceProfile& dev, nlohmann::json& env) {
+  const Board& b = *dev.board;
   nlohmann::json facts;
   try {
     facts = remote::hello_board(b);
   } catch (const remote::BoardUnavailable& e) {
     throw std::runtime_error(fmt::format("device profile `{}` ({}): {}", b.name, b.profile_path, e.what()));
   }
+  int cpus = facts.value("cpus", 0), most = facts.value("max_threads", 0);
+  if (most <= 0 || most > cpus) most = cpus;
+  if (most > 0 && dev.threads > most)
+    throw std::runtime_error(fmt::format("device profile `{}` ({}): field `threads` is {}, but the board lets a worker use {} (its CPUs, or "
+                                         "`ekb worker --threads`)",
+                                         b.name, b.profile_path, dev.threads, most));
   std::string signs = facts.value("emulation_signs", "");
   bool emulated = b.emulated || !signs.empty();
   HostFacts h = host_facts();
@@ -83,7 +90,7 @@ PeakRates prepare_device(ResultsStore& store, const DeviceProfile& dev, nlohmann
   if (dev.board) {
     // A board: its own facts; the peak rates its profile gives (measured there: `ekb devices
     // --measure --device FILE`), none for an emulated board (its times are not meaningful).
-    describe_board(*dev.board, env);
+    describe_board(dev, env);
     env["isa"] = isa_name(target.isa);
     if (!env.value("emulated", false) && dev.board->peak_gflops > 0) {
       peaks.gflops = dev.board->peak_gflops;
@@ -125,8 +132,7 @@ RunInfo evaluate_run(const Suite& suite, const SubmissionSet& subs, const nlohma
   nlohmann::json run_key = keyed_by_timing(key, timing);
   if (quick) env["quick"] = run_key["quick"] = true;
   RunInfo run = store.open_run(run_key.dump(), backend_name(dev.backend), dev.name, env);
-  EvalOptions eo = eval_options(dev, peaks, timing);
-  if (eo.board && env.value("emulated", false)) eo.board->emulated = true;  // (detected, where the profile did not say so)
+  EvalOptions eo = eval_options(dev, peaks, timing, &env);
   if (quick) quick_timing(eo);
   Progress progress("eval", subs.items.size());
   size_t failures = 0;

@@ -249,6 +249,39 @@ TEST(RemoteBoard, AStoredUnavailableAttemptIsMadeAgainOnResume) {
   EXPECT_EQ(count_of(b.log(), " started (") - workers_before, 2) << "one attempt made again (two workers), the other kept";
 }
 
+// Misbehaving candidates are classified on a board as they are here (the sandbox's verdicts, the
+// checks of buffers mirrored across the connection): a board on this machine's own `ekb worker`, so
+// that its workers are sandboxed (under qemu-user they cannot be).
+TEST(RemoteBoard, AdversarialCandidatesAreClassifiedOnABoardAsLocally) {
+  if (!on_path("x86_64-linux-gnu-gcc")) GTEST_SKIP() << "no x86_64-linux-gnu-gcc (Debian: gcc), this machine's board compiler";
+  TestBoard b("");
+  ASSERT_TRUE(b.start()) << b.log();
+  fs::path subs = b.dir() / "subs";
+  fs::create_directories(subs);
+  // wrong, input mutated, out of bounds, crash, over budget, denied (socket), exited early, abort
+  std::map<int, std::string> want;
+  for (int s : {1, 6, 8, 9, 11, 13, 15, 19}) {
+    fs::path from = fs::path(EKB_SOURCE_DIR) / "tests/adversarial" / ("hardswish_nchw_16x112x112.s" + std::to_string(s) + ".c");
+    std::string text = read_text(from);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(text, m, std::regex("// expect: ([a-z ]+)"))) << from;
+    want[s] = m[1].str();
+    fs::copy_file(from, subs / from.filename());
+  }
+  std::string profile = b.profile("native-adversarial", 1);
+  CommandResult r = run_command(std::string(EKB_BINARY) + " eval " + subs.string() + " --device " + profile + " --db " +
+                                (b.dir() / "r.db").string() + " --quick --json 2>/dev/null");
+  json j = parse(r.out);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  ASSERT_EQ(j["attempts"].size(), want.size());
+  for (const auto& a : j["attempts"]) {
+    int s = a["sample"].get<int>();
+    EXPECT_EQ(a["status"].get<std::string>(), want[s]) << "sample " << s << ": " << a["message"];
+    EXPECT_EQ(a["candidate_fault"], true) << a.dump();
+  }
+  EXPECT_EQ(b.log().find("stopped answering"), std::string::npos);
+}
+
 // A message larger than the board accepts is refused with an error naming both sizes, and it is not
 // the candidate's fault.
 TEST(RemoteBoard, AMessageLargerThanTheBoardAcceptsIsRefusedClearly) {
