@@ -91,22 +91,24 @@ void register_eval(CLI::App& app, Globals& g) {
   });
 }
 
-namespace {
-
-// The suite that stored attempts are compared with; none (and a line saying why) when it does not load.
-std::unique_ptr<Suite> current_suite(const Globals& g, bool json) {
+std::unique_ptr<Suite> current_suite(const Globals& g, bool quiet) {
   try {
     return std::make_unique<Suite>(g.load_suite());
   } catch (const std::exception& e) {
     std::string why = e.what();
-    if (!json)
+    if (!quiet)
       std::cerr << fmt::format("ekb: the suite at {} does not load ({}), so stored task versions are not compared with it\n",
                                g.suite_path().string(), why.substr(0, why.find('\n')));
     return nullptr;
   }
 }
 
-}  // namespace
+void require_store_file(const std::string& db) {
+  std::error_code ec;
+  if (!std::filesystem::exists(db, ec)) throw std::runtime_error(fmt::format("no results store at {}", db));
+  if (std::filesystem::is_regular_file(db, ec) && std::filesystem::file_size(db, ec) == 0)
+    throw std::runtime_error(fmt::format("{} is an empty file, not an ekb results store", db));
+}
 
 void register_results(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("results", "What the results store holds: every run, or one run's attempts and metrics; notes "

@@ -49,6 +49,13 @@ void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohman
 std::string default_db();  // $EKB_DB, else ./ekb_results.db
 std::string hash_hex(const std::string& text);  // XXH3 as 16 hex digits
 void register_results(CLI::App& app, Globals& g);
+// The suite stored attempts are compared with; none (and, unless `quiet`, a line on stderr saying
+// why) when it does not load.
+std::unique_ptr<Suite> current_suite(const Globals& g, bool quiet);
+// Throws a clear error when `db` is not there, or is an empty file (a store is never made by reading it).
+void require_store_file(const std::string& db);
+void register_report(CLI::App& app, Globals& g);
+void register_leaderboard(CLI::App& app, Globals& g);
 void register_agent(CLI::App& app, Globals& g);
 void register_trajectory(CLI::App& app, Globals& g);
 // The tasks matching `glob`, else those of `subset` (default: the agent subset).

@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   ekb::cli::register_prompt(app, g);
   ekb::cli::register_generate(app, g);
   ekb::cli::register_compare(app, g);
+  ekb::cli::register_report(app, g);
+  ekb::cli::register_leaderboard(app, g);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
