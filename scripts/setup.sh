@@ -20,6 +20,9 @@ PACKAGES=(
   pocl-opencl-icd ocl-icd-libopencl1
   # language-model endpoints: the HTTP client (libcurl with OpenSSL) and the scripted test server (cpp-httplib)
   libcurl4-openssl-dev libcpp-httplib-dev
+  # the HTML report (`ekb report`): Chart.js, inlined into the page at build time; and the browser its
+  # test opens the page in, headless (tests/unit/browser.h)
+  libjs-chart.js chromium
 )
 
 missing=()
