@@ -92,14 +92,14 @@ class Page {
                         "ranking.</p>\n",
                         escape_html(kRankingRule));
     out_ += "<table class=\"sortable\" id=\"leaderboard-table\"><thead><tr><th class=\"num\">rank</th><th>run</th><th>what</th><th>model</th>"
-            "<th>backend</th><th>device profile</th><th>hardware</th><th>timing</th><th class=\"num\">tasks</th><th class=\"num\">samples</th>"
+            "<th>backend</th><th>device profile (hardware)</th><th>timing</th><th class=\"num\">tasks</th><th class=\"num\">samples</th>"
             "<th class=\"num\">Compile@1</th><th class=\"num\">Correct@1</th><th class=\"num\">Fast@1.0</th><th class=\"num\">Fast@1.0 signif.</th>"
-            "<th class=\"num\">geomean</th><th>marks</th></tr></thead><tbody>\n";
+            "<th class=\"num\">geomean speedup</th><th>marks</th></tr></thead><tbody>\n";
     for (const auto& r : ranked) {
       const RunSummary& s = *r.run;
       const Metrics& m = s.metrics;
       out_ += fmt::format(
-          "<tr><td class=\"num\">{}</td><td data-sort=\"{}\"><a href=\"#{}\">run {}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"hw\">{}</td>"
+          "<tr><td class=\"num\">{}</td><td data-sort=\"{}\"><a href=\"#{}\">run {}</a></td><td>{}</td><td>{}</td><td>{}</td><td class=\"hw\">{}<br><small>{}</small></td>"
           "<td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\" data-sort=\"{}\">{}</td>"
           "<td class=\"num\" data-sort=\"{}\">{}</td><td class=\"num\" data-sort=\"{}\">{}</td><td class=\"num\" data-sort=\"{}\">{}</td>"
           "<td class=\"num\" data-sort=\"{}\">{}</td><td>{}</td></tr>\n",
@@ -319,7 +319,9 @@ class Page {
     return s;
   }
 
+  // A plot per group, when there are several (one group's figures are the table's and the run's).
   void breakdown_chart(const std::string& title, const std::vector<GroupMetrics>& groups, const std::string& caption) {
+    if (groups.size() < 2) return;
     json g = json::array();
     for (const auto& x : groups)
       g.push_back({{"name", x.name}, {"tasks", x.metrics.tasks}, {"samples", x.metrics.samples}, {"correct", x.metrics.correct_at_k},

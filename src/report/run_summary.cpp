@@ -160,6 +160,7 @@ RunSelection select_runs(ResultsStore& store, const std::string& store_path, con
     chosen = all;
   } else {
     for (int64_t id : ids) {
+      if (std::any_of(chosen.begin(), chosen.end(), [&](const RunInfo& r) { return r.id == id; })) continue;  // named twice
       auto it = std::find_if(all.begin(), all.end(), [&](const RunInfo& r) { return r.id == id; });
       if (it == all.end()) {
         std::string have = fmt::format("{}..{}", all.front().id, all.back().id);

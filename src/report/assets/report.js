@@ -34,11 +34,12 @@
   }
   function logAxis(title) {
     return { type: 'logarithmic', title: { display: true, text: title },
-             ticks: { callback: function (v) {
-               // Within a decade every tick is labelled; over several, the 1-2-5 ones.
+             ticks: { callback: function (v, i, ticks) {
+               // The 1-2-5 ticks; within a decade every tick but the axis's ends (which would crowd them).
                var m = v / Math.pow(10, Math.floor(Math.log10(v) + 1e-9));
-               var shown = this.max / this.min < 10 || [1, 2, 5].some(function (k) { return Math.abs(m - k) < 1e-6; });
-               return shown ? +v.toPrecision(3) + '\u00d7' : ''; } } };
+               var round = [1, 2, 5].some(function (k) { return Math.abs(m - k) < 1e-6; });
+               var end = i === 0 || i === ticks.length - 1;
+               return round || (this.max / this.min < 10 && !end) ? +v.toPrecision(3) + '\u00d7' : ''; } } };
   }
 
   var builders = {
