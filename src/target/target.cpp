@@ -23,6 +23,12 @@ const char* isa_name(Isa isa) {
   return "?";
 }
 
+std::optional<Isa> isa_from_name(const std::string& name) {
+  for (Isa isa : {Isa::none, Isa::sse, Isa::avx2, Isa::avx512, Isa::neon})
+    if (name == isa_name(isa)) return isa;
+  return std::nullopt;
+}
+
 int Target::lanes(DType t) const {
   if (vector_bytes <= 0) return 1;
   DType c = t == DType::f16 || t == DType::bf16 ? DType::f32 : t;

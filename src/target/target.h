@@ -6,6 +6,7 @@
 // from it (vector widths, thread counts, register budgets).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "ir/dtype.h"
@@ -16,6 +17,8 @@ namespace ekb {
 // The CPU's vector instruction set, as far as a schedule cares: how wide a vector register is.
 enum class Isa { none, sse, avx2, avx512, neon };
 const char* isa_name(Isa isa);
+// The ISA named `name` (isa_name's spellings); nullopt for another name.
+std::optional<Isa> isa_from_name(const std::string& name);
 
 struct Target {
   Backend backend = Backend::cpu;
