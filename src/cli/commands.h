@@ -35,6 +35,7 @@ void add_timing_option(CLI::App* cmd, std::string& timing, const std::string& pr
 
 void register_check(CLI::App& app, Globals& g);
 void register_compile(CLI::App& app, Globals& g);
+void register_export(CLI::App& app, Globals& g);
 void register_run(CLI::App& app, Globals& g);
 void register_fmt(CLI::App& app, Globals& g);
 void register_interp(CLI::App& app, Globals& g);

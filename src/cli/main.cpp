@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
       ->option_text("DIR");
   ekb::cli::register_check(app, g);
   ekb::cli::register_compile(app, g);
+  ekb::cli::register_export(app, g);
   ekb::cli::register_run(app, g);
   ekb::cli::register_fmt(app, g);
   ekb::cli::register_interp(app, g);
