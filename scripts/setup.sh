@@ -18,6 +18,9 @@ PACKAGES=(
   libopenblas-dev libxnnpack-dev libpthreadpool-dev
   # the OpenCL backend: the ICD loader, and PoCL as the OpenCL device CI has (on the CPU)
   pocl-opencl-icd ocl-icd-libopencl1
+  # `ekb export`'s tests: the OpenCL export built against the ICD loader's headers, and the CPU export
+  # cross-built for aarch64 (C library, OpenMP) and run under qemu-user
+  ocl-icd-opencl-dev opencl-c-headers gcc-aarch64-linux-gnu libc6-dev-arm64-cross libgomp1-arm64-cross qemu-user
   # language-model endpoints: the HTTP client (libcurl with OpenSSL) and the scripted test server (cpp-httplib)
   libcurl4-openssl-dev libcpp-httplib-dev
   # the HTML report (`ekb report`): Chart.js, inlined into the page at build time; and the browser its
