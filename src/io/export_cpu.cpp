@@ -125,8 +125,8 @@ std::string cmake_lists(const ExportContext& c, bool openmp) {
       "if(NOT {0}_SYMBOL STREQUAL \"ekb_kernel\")\n"
       "  target_compile_definitions({0} PUBLIC ekb_kernel=${{{0}_SYMBOL}} ekb_entry=${{{0}_SYMBOL}}_entry)\n"
       "endif()\n"
-      "find_library({0}_LIBM m)\n"
-      "if({0}_LIBM)\n  target_link_libraries({0} PUBLIC ${{{0}_LIBM}})\nendif()\n",
+      "if(UNIX)  # the C math library (by name: a cross build links the target's)\n"
+      "  target_link_libraries({0} PUBLIC m)\nendif()\n",
       n);
   if (openmp)
     out += fmt::format(

@@ -54,7 +54,7 @@ const std::string& gpu_type(DType t) {
 }
 
 std::string libm_lines(const std::string& target) {
-  return fmt::format("find_library({0}_LIBM m)\nif({0}_LIBM)\n  target_link_libraries({0} PRIVATE ${{{0}_LIBM}})\nendif()\n", target);
+  return fmt::format("if(UNIX)  # the C math library\n  target_link_libraries({0} PRIVATE m)\nendif()\n", target);
 }
 
 // --- CUDA ---
