@@ -259,17 +259,41 @@ TEST(ExportCommand, ClearErrors) {
 
 // --- built standalone and run ---
 
-// The program of a suite task, as `ekb show` gives it (what the reference is computed from).
-std::shared_ptr<Program> task_program(const std::string& task) {
-  CommandResult r = ekb("show " + task);
+// Every element type but f64 and the 16-bit integers, a scalar output, and .npy inputs of other types
+// than the kernel's (bf16 inputs are written as float32): not a suite task, an .ekb file.
+const char* kMixedTypes = R"(kernel mixed_types
+  dim N = 100
+  in A : f16[N] ~ uniform(-2, 2)
+  in B : bf16[N]
+  in M : bool[N]
+  in Q : i8[N]
+  out Y : f16[N]
+  out Z : bf16[N]
+  out K : bool[N]
+  out S : i32[]
+  Y[i] = select(M[i], A[i] * 2.0, A[i] - B[i])
+  Z[i] = B[i] * 0.5 + A[i]
+  K[i] = A[i] > B[i]
+  S = sum(i) i32(Q[i])
+)";
+
+// What a build test exports: a suite task, or an .ekb file (`arg`) whose kernel is `name`.
+struct Exported {
+  std::string arg, name;
+};
+
+// The program the reference is computed from: the task's text as `ekb show` gives it, or the file.
+std::shared_ptr<Program> program_of(const Exported& x) {
+  if (x.arg != x.name) return load_program(std::make_shared<SourceFile>(x.arg, read_text(x.arg)));
+  CommandResult r = ekb("show " + x.name);
   if (r.status != 0) return nullptr;
-  return load_program(std::make_shared<SourceFile>(task + ".ekb", r.out));
+  return load_program(std::make_shared<SourceFile>(x.name + ".ekb", r.out));
 }
 
 // Reads the example's outputs in `out` and the reference in `ref` and compares them by ekb's rule.
-void expect_outputs_match(const std::string& task, const fs::path& out, const fs::path& ref) {
-  auto p = task_program(task);
-  ASSERT_TRUE(p) << task;
+void expect_outputs_match(const Exported& x, const fs::path& out, const fs::path& ref) {
+  auto p = program_of(x);
+  ASSERT_TRUE(p) << x.arg;
   lower::Graph g = lower::build_graph(*p);
   std::vector<TensorData> got, want;
   for (const auto& o : g.outputs) {
@@ -277,18 +301,18 @@ void expect_outputs_match(const std::string& task, const fs::path& out, const fs
     want.push_back(read_npy(ref / (o.name + ".npy"), o.name));
   }
   for (const auto& c : compare_outputs(*p, got, want))
-    EXPECT_TRUE(c.pass) << task << ": " << c.name << " max error " << c.max_rel_error << " > " << c.tolerance << " at "
+    EXPECT_TRUE(c.pass) << x.name << ": " << c.name << " max error " << c.max_rel_error << " > " << c.tolerance << " at "
                         << c.worst_index << " (got " << c.worst_got << ", want " << c.worst_want << ")";
 }
 
-// Exports `task`, writes its inputs and reference, builds the export with CMake (`cmake_args`), runs
-// the example (through `runner`, e.g. qemu) with --check, and compares its outputs here too.
-void build_run_and_compare(const fs::path& root, const std::string& task, const std::string& export_args,
-                           const std::string& cmake_args, const std::string& runner) {
-  fs::path dir = root / task, ref = root / (task + "-ref"), out = root / (task + "-out");
-  CommandResult ex = ekb("export " + task + " " + export_args + " -o " + dir.string());
+// Exports `x`, writes its inputs and reference, builds the export with CMake (`cmake_args`), runs the
+// example (through `runner`, e.g. qemu) with --check, and compares its outputs here too.
+void build_run_and_compare(const fs::path& root, const Exported& x, const std::string& export_args, const std::string& cmake_args,
+                           const std::string& runner) {
+  fs::path dir = root / x.name, ref = root / (x.name + "-ref"), out = root / (x.name + "-out");
+  CommandResult ex = ekb("export " + x.arg + " " + export_args + " -o " + dir.string());
   ASSERT_EQ(ex.status, 0) << ex.out;
-  CommandResult in = ekb("interp " + task + " --out " + ref.string());
+  CommandResult in = ekb("interp " + x.arg + " --out " + ref.string());
   ASSERT_EQ(in.status, 0) << in.out;
   std::string cmake = read_text(dir / "CMakeLists.txt");
   EXPECT_FALSE(contains(cmake, EKB_SOURCE_DIR)) << "the export points into ekb's tree";
@@ -297,26 +321,34 @@ void build_run_and_compare(const fs::path& root, const std::string& task, const 
   CommandResult build = run_command("cmake --build " + (dir / "build").string() + " 2>&1");
   ASSERT_EQ(build.status, 0) << build.out;
   fs::create_directories(out);
-  std::string example = (dir / "build" / (task + "_example")).string();
+  std::string example = (dir / "build" / (x.name + "_example")).string();
   CommandResult run = run_command(runner + example + " --in " + ref.string() + " --out " + out.string() + " --check " + ref.string() + " 2>&1");
   EXPECT_EQ(run.status, 0) << run.out;
   EXPECT_TRUE(contains(run.out, "PASS")) << run.out;
   EXPECT_FALSE(contains(run.out, "FAIL")) << run.out;
-  expect_outputs_match(task, out, ref);
+  expect_outputs_match(x, out, ref);
 }
 
 // An elementwise task (vector erf), a convolution (parallel loops, vectors, a padded copy), a float
-// reduction (layer norm) and an integer-valued one (argmax).
-const char* const kBuildTasks[] = {"gelu_erf_64x512", "conv2d_bias_relu_nchw_16x32x32", "layernorm_64x128", "argmax_imagenet_1x1000"};
+// reduction (layer norm), an integer one (argmax), and the program of every element type above.
+std::vector<Exported> build_cases(const fs::path& root) {
+  fs::path mixed = root / "mixed_types.ekb";
+  std::ofstream(mixed) << kMixedTypes;
+  std::vector<Exported> cases;
+  for (const char* task : {"gelu_erf_64x512", "conv2d_bias_relu_nchw_16x32x32", "layernorm_64x128", "argmax_imagenet_1x1000"})
+    cases.push_back({task, task});
+  cases.push_back({mixed.string(), "mixed_types"});
+  return cases;
+}
 
 TEST(ExportBuild, CpuExportBuildsStandaloneAndMatchesTheReference) {
   if (!have("cmake") || !have("cc")) GTEST_SKIP() << "no cmake or cc here";
   TempDir d("cpu");
-  for (const char* task : kBuildTasks) {
-    SCOPED_TRACE(task);
-    build_run_and_compare(d.path, task, "", "", "");
+  for (const auto& x : build_cases(d.path)) {
+    SCOPED_TRACE(x.name);
+    build_run_and_compare(d.path, x, "", "", "");
     // Nothing of ekb's is linked: the example needs the C library, libm and OpenMP only.
-    CommandResult ldd = run_command("ldd " + (d.path / task / "build" / (std::string(task) + "_example")).string() + " 2>&1");
+    CommandResult ldd = run_command("ldd " + (d.path / x.name / "build" / (x.name + "_example")).string() + " 2>&1");
     EXPECT_FALSE(contains(ldd.out, "ekb")) << ldd.out;
   }
 }
@@ -329,11 +361,11 @@ TEST(ExportBuild, CpuExportCrossBuildsForAarch64AndRunsUnderQemu) {
   // The toolchain file of the export's README.txt, as a user would write it.
   std::ofstream(toolchain) << "set(CMAKE_SYSTEM_NAME Linux)\nset(CMAKE_SYSTEM_PROCESSOR aarch64)\n"
                               "set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)\n";
-  for (const char* task : kBuildTasks) {
-    SCOPED_TRACE(task);
-    build_run_and_compare(d.path, task, "--isa neon", "-DCMAKE_TOOLCHAIN_FILE=" + toolchain.string(),
+  for (const auto& x : build_cases(d.path)) {
+    SCOPED_TRACE(x.name);
+    build_run_and_compare(d.path, x, "--isa neon", "-DCMAKE_TOOLCHAIN_FILE=" + toolchain.string(),
                           "qemu-aarch64 -L /usr/aarch64-linux-gnu ");
-    CommandResult file = run_command("file " + (d.path / task / "build" / (std::string(task) + "_example")).string());
+    CommandResult file = run_command("file " + (d.path / x.name / "build" / (x.name + "_example")).string());
     if (file.status == 0) EXPECT_TRUE(contains(file.out, "aarch64")) << file.out;
   }
 }
@@ -343,7 +375,8 @@ TEST(ExportBuild, OpenClExportRunsOnThisMachinesOpenClDevice) {
     GTEST_SKIP() << "needs cmake and the OpenCL headers and loader (ocl-icd-opencl-dev): scripts/setup.sh";
   if (!fs::exists("/etc/OpenCL/vendors/pocl.icd")) GTEST_SKIP() << "no PoCL here (pocl-opencl-icd)";
   TempDir d("opencl");
-  build_run_and_compare(d.path, "conv2d_bias_relu_nchw_16x32x32", "--backend opencl --device pocl-cpu", "", "");
+  build_run_and_compare(d.path, {"conv2d_bias_relu_nchw_16x32x32", "conv2d_bias_relu_nchw_16x32x32"},
+                        "--backend opencl --device pocl-cpu", "", "");
 }
 
 std::string nvcc_path() {
@@ -379,7 +412,7 @@ TEST(ExportBuild, CudaExportRunsOnTheGpuAndMatchesTheReference) {
   fs::create_directories(out);
   CommandResult run = run_command(example.string() + " --in " + ref.string() + " --out " + out.string() + " --check " + ref.string() + " 2>&1");
   EXPECT_EQ(run.status, 0) << run.out;
-  expect_outputs_match(task, out, ref);
+  expect_outputs_match({task, task}, out, ref);
 }
 
 }  // namespace
