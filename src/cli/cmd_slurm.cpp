@@ -21,8 +21,9 @@ void register_slurm(CLI::App& app, Globals& g) {
       "submit",
       "Run `ekb eval`, `ekb agent` or `ekb generate` (the command after `--`) in N shards as an sbatch job array, shard I "
       "into DIR/shard-I.db, and a merge job (after every shard has ended, however) that merges them into OUT with `ekb merge`. "
-      "The scripts go to DIR (shards.sbatch, merge.sbatch, job.json, logs/). The same command into the same DIR again resumes "
-      "each shard's run. Paths must be on a file system every node sees.");
+      "The scripts go to DIR (shards.sbatch, merge.sbatch, job.json, logs/). The same command into the same DIR again runs the "
+      "shards that have not finished (each continues its stored run), then the merge. Paths must be on a file system every "
+      "node sees.");
   struct Opts {
     std::vector<std::string> command, sbatch_args;
     std::string dir = "ekb_slurm", out, partition, time, seed, ekb;
@@ -81,15 +82,22 @@ void register_slurm(CLI::App& app, Globals& g) {
     });
     if (o->json) {
       nlohmann::json j{{"array_job", sub.array_id}, {"merge_job", sub.merge_id}, {"dir", job.dir}, {"out", job.out},
-                       {"shards", job.shards}, {"seeded", sub.seeded}, {"scripts", {cluster::shards_script_path(job), cluster::merge_script_path(job)}}};
+                       {"shards", job.shards}, {"submitted_shards", sub.shards}, {"seeded", sub.seeded}, {"scripts", {cluster::shards_script_path(job), cluster::merge_script_path(job)}}};
       for (int i = 1; i <= job.shards; ++i) j["stores"].push_back(cluster::shard_store(job, i));
       std::cout << j.dump(2) << "\n";
       return;
     }
-    std::cout << fmt::format("ekb slurm: job array {} runs `ekb {}` in {} shards (stores {}/shard-1..{}.db{}); merge job {} (after "
+    if (sub.shards.empty()) {
+      std::cout << fmt::format("ekb slurm: every shard of `ekb {}` in {} has finished; merge job {} merges them into {}\n",
+                               fmt::join(job.command, " "), job.dir, sub.merge_id, job.out);
+      return;
+    }
+    std::cout << fmt::format("ekb slurm: job array {} runs `ekb {}` in {} shards ({} now{}; stores {}/shard-I.db); merge job {} (after "
                              "every shard) merges them into {}\n",
-                             sub.array_id, fmt::join(job.command, " "), job.shards, job.dir, job.shards,
-                             sub.seeded.empty() ? "" : fmt::format(", {} seeded from {}", sub.seeded.size(), job.seed), sub.merge_id, job.out);
+                             sub.array_id, fmt::join(job.command, " "), job.shards,
+                             static_cast<int>(sub.shards.size()) == job.shards ? "all" : fmt::format("{}", fmt::join(sub.shards, ",")),
+                             sub.seeded.empty() ? "" : fmt::format(", {} seeded from {}", sub.seeded.size(), job.seed), job.dir,
+                             sub.merge_id, job.out);
     std::cout << fmt::format("watch: squeue -j {},{}   logs: {}/logs/   then: ekb results --db {}\n", sub.array_id, sub.merge_id, job.dir,
                              job.out);
   });

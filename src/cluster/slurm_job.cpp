@@ -161,6 +161,26 @@ std::string parse_sbatch_id(const std::string& output) {
   return id;
 }
 
+std::vector<int> finished_shards(const SlurmJob& job) {
+  std::vector<int> out;
+  std::error_code ec;
+  for (int i = 1; i <= job.shards; ++i) {
+    if (!fs::exists(shard_store(job, i), ec)) continue;
+    StoreSnapshot store = read_store(shard_store(job, i));
+    const StoredTable& runs = store.tables.at("runs");
+    std::string shard = std::to_string(i) + "/" + std::to_string(job.shards);
+    for (const auto& row : runs.rows) {
+      nlohmann::json key = nlohmann::json::parse(row[static_cast<size_t>(runs.column("key"))].bytes, nullptr, false);
+      if (key.is_object() && key.value("command", "") == job.command[0] && key.value("shard", "") == shard &&
+          row[static_cast<size_t>(runs.column("finished"))].integer != 0) {
+        out.push_back(i);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 Submitted submit_job(const SlurmJob& job, const std::function<CommandResult(const std::vector<std::string>&)>& run) {
   check_job(job);
   fs::create_directories(fs::path(job.dir) / "logs");
@@ -190,7 +210,22 @@ Submitted submit_job(const SlurmJob& job, const std::function<CommandResult(cons
       throw std::runtime_error(fmt::format("`{}` failed (exit {}): {}", fmt::join(argv, " "), r.exit_code, r.output));
     return parse_sbatch_id(r.output);
   };
-  sub.array_id = sbatch({"sbatch", "--parsable", shards_script_path(job)});
+  std::vector<int> done = finished_shards(job);
+  std::string array;
+  for (int i = 1; i <= job.shards; ++i)
+    if (std::find(done.begin(), done.end(), i) == done.end()) {
+      sub.shards.push_back(i);
+      array += (array.empty() ? "" : ",") + std::to_string(i);
+    }
+  if (sub.shards.empty()) {  // every shard finished before: the merge alone
+    sub.merge_id = sbatch({"sbatch", "--parsable", merge_script_path(job)});
+    write_atomically(job_file_path(job), job_json(job, "", sub.merge_id));
+    return sub;
+  }
+  std::vector<std::string> argv{"sbatch", "--parsable"};
+  if (static_cast<int>(sub.shards.size()) < job.shards) argv.push_back("--array=" + array);
+  argv.push_back(shards_script_path(job));
+  sub.array_id = sbatch(argv);
   try {
     sub.merge_id = sbatch({"sbatch", "--parsable", "--dependency=afterany:" + sub.array_id, merge_script_path(job)});
   } catch (const std::exception& e) {

@@ -4,7 +4,8 @@
 // it ended, so that a failed shard still leaves the others merged and is named as missing) and runs
 // `ekb merge` into one store. The scripts are written into DIR (they can be submitted again by hand,
 // e.g. one shard: `sbatch --array=3 DIR/shards.sbatch`), with DIR/job.json saying what they run.
-// Resubmitting the same command into the same DIR resumes: each shard's store continues its run.
+// Submitting the same command into the same DIR again runs the shards whose store holds no finished
+// run of theirs (each continues its stored run, nothing measured twice), then the merge.
 #pragma once
 #include <functional>
 #include <optional>
@@ -58,14 +59,18 @@ std::string parse_sbatch_id(const std::string& output);
 // A single-quoted word for bash.
 std::string shell_quote(const std::string& word);
 
+// The shards whose store in DIR holds a finished run of that shard of the job's command.
+std::vector<int> finished_shards(const SlurmJob& job);
+
 struct Submitted {
-  std::string array_id, merge_id;
+  std::string array_id, merge_id;  // array_id "" when every shard had finished: the merge job alone
+  std::vector<int> shards;         // the shards submitted
   std::vector<std::string> seeded;  // shard stores made from the seed
 };
 
 // Writes the scripts and DIR/job.json (refusing a DIR that holds another command's shards), copies
-// the seed into each shard store that does not exist yet, submits the array, then the merge job
-// depending on it. `run` runs a command line (argv) and returns its exit code and output (tests pass
+// the seed into each shard store that does not exist yet, submits the array (the shards not finished
+// yet), then the merge job depending on it. `run` runs a command line (argv) and returns its exit code and output (tests pass
 // their own; the CLI runs the real sbatch).
 struct CommandResult {
   int exit_code = -1;

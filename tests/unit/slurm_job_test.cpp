@@ -144,12 +144,35 @@ TEST(SlurmJob, SubmitsTheArrayThenTheMergeJobDependingOnIt) {
     EXPECT_TRUE(shard.peaks("this machine", "host#2")) << "the shard's store starts as a copy of the seed";
   }
 
-  // The same command into the same DIR again resumes (the stores exist: nothing seeded over them);
-  // another command there is refused.
+  // The same command into the same DIR again runs the shards that have not finished (the stores
+  // exist: nothing seeded over them); another command there is refused.
+  {
+    ResultsStore shard(shard_store(j, 2));
+    RunInfo r = shard.open_run(R"({"command":"eval","shard":"2/4","tasks":"relu*"})", "cpu", "host", {});
+    shard.finish_run(r.id);
+    ResultsStore other(shard_store(j, 3));  // (unfinished: run again, resuming)
+    other.open_run(R"({"command":"eval","shard":"3/4","tasks":"relu*"})", "cpu", "host", {});
+  }
+  EXPECT_EQ(finished_shards(j), std::vector<int>{2});
   calls.clear();
   Submitted again = submit_job(j, fake_sbatch);
   EXPECT_TRUE(again.seeded.empty());
-  EXPECT_EQ(calls.size(), 2u);
+  EXPECT_EQ(again.shards, (std::vector<int>{1, 3, 4}));
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0], (std::vector<std::string>{"sbatch", "--parsable", "--array=1,3,4", shards_script_path(j)}));
+  // Every shard finished: the merge job alone.
+  for (int i : {1, 3, 4}) {
+    ResultsStore shard(shard_store(j, i));
+    RunInfo r = shard.open_run(R"({"command":"eval","shard":")" + std::to_string(i) + R"(/4","tasks":"relu*"})", "cpu", "host", {});
+    shard.finish_run(r.id);
+  }
+  calls.clear();
+  Submitted merge_only = submit_job(j, fake_sbatch);
+  EXPECT_TRUE(merge_only.shards.empty());
+  EXPECT_TRUE(merge_only.array_id.empty());
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0], (std::vector<std::string>{"sbatch", "--parsable", merge_script_path(j)}));
+
   SlurmJob other = j;
   other.command = {"eval", "--defaults", "--tasks", "conv*"};
   EXPECT_THROW(submit_job(other, fake_sbatch), std::runtime_error);
