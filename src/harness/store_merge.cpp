@@ -182,6 +182,27 @@ const std::vector<nlohmann::json::json_pointer>& machine_fields() {
   return f;
 }
 
+// What `values` have in common: a value all share; of objects, the fields all share (recursively,
+// so that a GPU's name stays when its free memory differs); nothing when they differ.
+std::optional<nlohmann::json> common_value(const std::vector<const nlohmann::json*>& values) {
+  if (values.empty()) return std::nullopt;
+  const nlohmann::json& first = *values[0];
+  if (std::all_of(values.begin(), values.end(), [&](const nlohmann::json* v) { return *v == first; })) return first;
+  if (!std::all_of(values.begin(), values.end(), [](const nlohmann::json* v) { return v->is_object(); })) return std::nullopt;
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [field, value] : first.items()) {
+    std::vector<const nlohmann::json*> children;
+    for (const auto* v : values) {
+      auto it = v->find(field);
+      if (it == v->end()) break;
+      children.push_back(&*it);
+    }
+    if (children.size() < values.size()) continue;
+    if (auto c = common_value(children)) out[field] = *c;
+  }
+  return out;
+}
+
 std::string run_label(const Group& g) {
   nlohmann::json key = nlohmann::json::parse(g.logical, nullptr, false);
   std::string command = key.is_object() ? key.value("command", "?") : "?";
@@ -362,10 +383,10 @@ MergeReport merge_stores(const std::vector<std::string>& inputs, const std::stri
     if (g.count == 0 && g.sources.size() == 1) {
       env = g.sources[0].env;  // a run without shards, as it was
     } else {
-      env = nlohmann::json::object();
-      for (const auto& [field, value] : g.sources.front().env.items())
-        if (std::all_of(g.sources.begin(), g.sources.end(), [&](const Source& s) { return s.env.contains(field) && s.env[field] == value; }))
-          env[field] = value;
+      std::vector<const nlohmann::json*> envs;
+      for (const auto& s : g.sources) envs.push_back(&s.env);
+      env = common_value(envs).value_or(nlohmann::json::object());
+      if (!env.is_object()) env = nlohmann::json::object();
       env.erase("host");
       env["merged_from"] = nlohmann::json::array();
       for (const auto& s : g.sources) env["merged_from"].push_back(source_json(s));

@@ -300,6 +300,11 @@ TEST(StoreMerge, ShardsFromUnlikeMachinesOrTwoRunsOfOneShardAreRefused) {
   shard_store(d / "g3.db", "2/2", {"t2"}, "c", true, "Test CPU", gpu("A100", 2));
   MergeReport alike = merge_stores({d / "g1.db", d / "g2.db"}, d / "g.db");
   EXPECT_TRUE(alike.ok()) << (alike.problems.empty() ? "" : alike.problems[0]);
+  {
+    ResultsStore g(d / "g.db");
+    nlohmann::json env = g.runs()[0].env;
+    EXPECT_EQ(env["gpu"], (nlohmann::json{{"name", "H200"}})) << "what the shards' GPUs share stays: " << env.dump();
+  }
   MergeReport unlike = merge_stores({d / "g1.db", d / "g3.db"}, d / "g-unlike.db");
   ASSERT_EQ(unlike.problems.size(), 1u);
   EXPECT_NE(unlike.problems[0].find("differ in `gpu.name`"), std::string::npos) << unlike.problems[0];
