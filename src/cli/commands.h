@@ -64,5 +64,6 @@ void register_devices(CLI::App& app, Globals& g);
 void register_prompt(CLI::App& app, Globals& g);
 void register_generate(CLI::App& app, Globals& g);
 void register_compare(CLI::App& app, Globals& g);
+void register_import(CLI::App& app, Globals& g);
 
 }  // namespace ekb::cli
