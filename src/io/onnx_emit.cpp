@@ -322,7 +322,7 @@ std::vector<size_t> static_inputs(const std::string& op) {
       {"Reshape", {1}},    {"Squeeze", {1}},       {"Unsqueeze", {1}},     {"Split", {1}},        {"Slice", {1, 2, 3, 4}},
       {"Pad", {1, 3}},     {"Resize", {1, 2, 3}},  {"Upsample", {1}},      {"Expand", {1}},       {"Tile", {1}},
       {"ReduceMean", {1}}, {"ReduceSum", {1}},     {"ReduceMax", {1}},     {"ReduceMin", {1}},    {"Dropout", {1, 2}},
-      {"ConstantOfShape", {0}}};
+      {"ConstantOfShape", {0}}, {"Gather", {1}}};
   auto it = table.find(op);
   return it == table.end() ? std::vector<size_t>{} : it->second;
 }

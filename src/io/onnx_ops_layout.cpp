@@ -368,6 +368,58 @@ void emit_tile(Emit& e) {
   e.define(0, e.read(0, idx));
 }
 
+// Gather with indices known at import: when they step evenly (a scalar index, `x[:, 2]`, an unbind,
+// a strided pick) the read is affine in the output's indices; otherwise it reads through the index
+// tensor, which must then hold no negative index. Indices computed at run time (an embedding lookup
+// of token ids) are refused.
+void emit_gather(Emit& e) {
+  e.known_attrs({"axis"});
+  const auto& xs = e.shape(0);
+  int64_t rank = static_cast<int64_t>(xs.size());
+  size_t axis = static_cast<size_t>(normalize_axis(e, e.attr_int("axis", 0), rank, "`axis`"));
+  std::vector<int64_t> idx = e.const_ints(1, "the indices");
+  const auto& is = e.shape(1);
+  int64_t d = xs[axis];
+  for (auto& q : idx) {
+    if (q < -d || q >= d) e.refuse(fmt::format("index {} is out of range for axis {} of size {}", q, axis, d));
+    if (q < 0) q += d;
+  }
+  bool even = true, negative = false;
+  int64_t step = idx.size() > 1 ? idx[1] - idx[0] : 0;
+  for (size_t k = 1; k < idx.size(); ++k) even = even && idx[k] - idx[k - 1] == step;
+  const std::vector<int64_t> given = e.const_ints(1, "the indices");
+  for (int64_t q : given) negative = negative || q < 0;
+  if (!even && negative)
+    e.refuse(fmt::format("indices {} hold negative values and do not step evenly", shape_text(given)),
+             "indices known at import: non-negative, or stepping evenly");
+  std::vector<int64_t> out(xs.begin(), xs.begin() + static_cast<int64_t>(axis));
+  out.insert(out.end(), is.begin(), is.end());
+  out.insert(out.end(), xs.begin() + static_cast<int64_t>(axis) + 1, xs.end());
+  e.set_out(0, e.dtype(0), out);
+  auto v = e.out_vars(0);
+  std::string at_axis;
+  if (even) {
+    // Affine in the output's indices: no index tensor to read.
+    std::vector<std::pair<std::string, int64_t>> terms;
+    int64_t stride = step;
+    for (size_t j = is.size(); j-- > 0;) {
+      if (is[j] != 1) terms.insert(terms.begin(), {v[axis + j], stride});
+      stride *= is[j];
+    }
+    at_axis = linear(terms, idx.empty() ? 0 : idx[0]);
+  } else {
+    // Read through the index tensor (an input whose declared range, its own min..max, bounds it).
+    std::vector<std::string> ii;
+    for (size_t j = 0; j < is.size(); ++j) ii.push_back(is[j] == 1 ? "0" : v[axis + j]);
+    at_axis = e.read(1, ii);
+  }
+  std::vector<std::string> read;
+  for (size_t j = 0; j < axis; ++j) read.push_back(xs[j] == 1 ? "0" : v[j]);
+  read.push_back(at_axis);
+  for (size_t j = axis + 1; j < xs.size(); ++j) read.push_back(xs[j] == 1 ? "0" : v[j - 1 + is.size()]);
+  e.define(0, e.read(0, read));
+}
+
 OpSpec view(const char* op, void (*fn)(Emit&), std::vector<const char*> ins, const char* opsets) {
   return {op, fn, "data_movement", std::move(ins), {"Y"}, false, false, OpKind::view, opsets};
 }
@@ -386,6 +438,7 @@ void register_layout_ops(OpTable& t) {
                OpKind::compute, "1-13"});
   t.push_back({"Pad", emit_pad, "data_movement", {"X", "pads", "value", "axes"}, {"Y"}, false, false, OpKind::compute,
                "1-18"});
+  t.push_back({"Gather", emit_gather, "data_movement", {"X", "indices"}, {"Y"}, false, false, OpKind::compute, "1-13"});
   t.push_back({"Expand", emit_expand, "broadcast", {"X", "shape"}, {"Y"}, false, false, OpKind::compute, "8-13"});
   t.push_back({"Tile", emit_tile, "data_movement", {"X", "repeats"}, {"Y"}, false, false, OpKind::compute, "6-13"});
 }
