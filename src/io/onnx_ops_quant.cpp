@@ -22,6 +22,11 @@ std::string param(Emit& e, size_t k, const std::vector<std::string>& vars, const
            "per-tensor or per-axis quantization parameters");
 }
 
+// A zero point that is absent or all zeros adds nothing (and is left out of the L0).
+bool zero_point_is_zero(Emit& e, size_t k) {
+  return !e.has(k) || (e.in(k).uniform && e.in(k).constant->value(0) == 0);
+}
+
 DType quantized_type(Emit& e, size_t zp) {
   DType t = e.has(zp) ? e.dtype(zp) : DType::u8;
   if (t != DType::u8 && t != DType::i8) e.refuse(fmt::format("zero point type {}", dtype_name(t)), "uint8, int8");
@@ -50,7 +55,7 @@ void emit_quantize(Emit& e) {
   auto v = e.out_vars(0);
   std::string s = param(e, 1, v, xs, axis);
   std::string q = fmt::format("round({} / {})", e.read(0, v), s);
-  if (e.has(2)) q += " + " + param(e, 2, v, xs, axis);
+  if (!zero_point_is_zero(e, 2)) q += " + " + param(e, 2, v, xs, axis);
   e.define(0, saturate(t, q));
 }
 
@@ -67,7 +72,7 @@ void emit_dequantize(Emit& e) {
   auto v = e.out_vars(0);
   std::string s = param(e, 1, v, xs, axis);
   std::string x = t == DType::i32 ? e.read(0, v) : "i32(" + e.read(0, v) + ")";
-  std::string d = e.has(2) ? fmt::format("({} - i32({}))", x, param(e, 2, v, xs, axis)) : x;
+  std::string d = !zero_point_is_zero(e, 2) ? fmt::format("({} - i32({}))", x, param(e, 2, v, xs, axis)) : x;
   e.define(0, d + " * " + s);
 }
 
@@ -127,7 +132,7 @@ void emit_qlinearconv(Emit& e) {
   std::string scale = fmt::format("({} * {} / {})", param(e, 1, ov, out_shape, -1), param(e, 4, ov, out_shape, 1),
                                   param(e, 6, ov, out_shape, -1));
   std::string y = fmt::format("round({}[{}] * {})", acc, join(ov), scale);
-  if (e.has(7)) y += " + " + param(e, 7, ov, out_shape, -1);
+  if (!zero_point_is_zero(e, 7)) y += " + " + param(e, 7, ov, out_shape, -1);
   e.define(0, saturate(t, y));
 }
 
@@ -165,7 +170,7 @@ void emit_qlinearmatmul(Emit& e) {
   std::string scale = fmt::format("({} * {} / {})", param(e, 1, v, shape, -1),
                                   param(e, 4, v, shape, static_cast<int64_t>(nb + 1)), param(e, 6, v, shape, -1));
   std::string y = fmt::format("round({}[{}] * {})", acc, join(v), scale);
-  if (e.has(7)) y += " + " + param(e, 7, v, shape, -1);
+  if (!zero_point_is_zero(e, 7)) y += " + " + param(e, 7, v, shape, -1);
   e.define(0, saturate(t, y));
 }
 

@@ -15,6 +15,7 @@
 // API) and of the error messages follow; their values come from us, so they assert shapes,
 // checks, degeneracy and invariants, never numbers.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -37,6 +38,7 @@
 #include "io/onnx_import.h"
 #include "io/onnx_model.h"
 #include "ir/check.h"
+#include "command_util.h"
 #include "onnx_compare.h"
 #include "suite/degenerate.h"
 #include "suite/suite.h"
@@ -751,6 +753,36 @@ TEST(OnnxImportErrors, NothingWrittenOnError) {
   o.out_dir = dir / "out";
   EXPECT_THROW(onnx_io::import_to_directory(model, o), ImportError);
   EXPECT_FALSE(fs::exists(dir / "out"));
+  fs::remove_all(dir);
+}
+
+// The command as a user runs it: `ekb import`, then `ekb --suite DIR check --suite` on the result;
+// an unsupported operator exits 1 naming the node, with nothing written.
+TEST(OnnxImportCommand, ImportsChecksAndRefuses) {
+  fs::path dir = fresh_dir("cli");
+  fs::path model = small_cnn().save(dir / "in", "edge_cnn.onnx");
+  std::string ekb = EKB_BINARY;
+  auto r = test::run_command(ekb + " import " + model.string() + " -o " + (dir / "out").string() + " --degenerate skip --json 2>&1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+  EXPECT_EQ(j["domain"], "vision");
+  EXPECT_EQ(j["tasks"][0]["task"], "edge_cnn_1x3x16x16");
+  EXPECT_TRUE(j["tasks"][0]["written"].get<bool>());
+  r = test::run_command(ekb + " --suite " + (dir / "out").string() + " check --suite 2>&1");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find(" 0 degenerate"), std::string::npos) << r.out;
+  Builder b(13);
+  b.input("x", {"4"});
+  b.output("y", {"4"});
+  b.node("Hardmax", {"x"}, {"y"}, "hm");
+  fs::path bad = b.save(dir / "in", "bad.onnx");
+  r = test::run_command(ekb + " import " + bad.string() + " -o " + (dir / "bad_out").string() + " 2>&1");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("bad.onnx: node 0 `hm` (Hardmax): operator `Hardmax` is not supported"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "bad_out"));
+  r = test::run_command(ekb + " import " + model.string() + " -o " + (dir / "x").string() + " --dim nonsense 2>&1");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("is not NAME=VALUE"), std::string::npos) << r.out;
   fs::remove_all(dir);
 }
 
