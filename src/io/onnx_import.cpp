@@ -538,6 +538,9 @@ class Importer {
     text += fmt::format("# the whole graph, {} node(s) ({}).\n", m_.nodes.size(), join(op_counts));
     text += "# Model inputs, then weights: every weight is an input whose distribution is fitted to the model's own\n"
             "# values (docs/import.md); a weight whose elements are all equal is written as a literal.\n";
+    text += o_.input_range ? fmt::format("# The model inputs' distributions come from --input-range {},{}.\n", o_.input_range->first,
+                                         o_.input_range->second)
+                           : "# The model inputs' distributions are the defaults (--input-range sets them).\n";
     text += fmt::format("kernel {}\n  category model\n  domain {}\n", name_, domain);
     std::string first_shape;
     for (const auto& ti : model_inputs_) {
