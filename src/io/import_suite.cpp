@@ -20,7 +20,11 @@ ImportReport import_to_directory(const std::filesystem::path& model_path, const 
   rep.notes = r.notes;
   rep.domain = r.domain;
   std::vector<const ImportedTask*> tasks = {&r.model};
-  for (const auto& t : r.ops) tasks.push_back(&t);
+  // A model of one node would get its node's task twice (the same L0 under two names).
+  if (r.ops.size() == 1 && r.ops[0].nodes == r.model.nodes)
+    rep.notes.push_back("the model is one node: its task is the model's (no separate op task)");
+  else
+    for (const auto& t : r.ops) tasks.push_back(&t);
   std::vector<std::string> texts;
   for (size_t k = 0; k < tasks.size(); ++k) {
     const ImportedTask& t = *tasks[k];
