@@ -32,7 +32,7 @@ void register_import(CLI::App& app, Globals& g) {
   cmd->add_option("-o,--out", o->out, "output directory (default: ./NAME)")->option_text("DIR");
   cmd->add_option("--name", o->name, "the model task's name, and the prefix of the op tasks' (default: the file's name)")
       ->option_text("N");
-  cmd->add_option("--domain", o->domain, "the tasks' domain: vision, audio, language, sensors, general (default: vision "
+  cmd->add_option("--domain", o->domain, "the tasks' domain: vision, audio, language, sensors, image, general (default: vision "
                                          "for an image input [N, 3, H, W], else general)")
       ->option_text("D");
   cmd->add_option("--dim", o->dims, "the size of a named (dynamic) input dimension, e.g. --dim batch=1; repeatable")
