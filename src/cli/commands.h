@@ -70,5 +70,6 @@ void register_generate(CLI::App& app, Globals& g);
 void register_compare(CLI::App& app, Globals& g);
 void register_merge(CLI::App& app, Globals& g);
 void register_slurm(CLI::App& app, Globals& g);
+void register_import(CLI::App& app, Globals& g);
 
 }  // namespace ekb::cli
