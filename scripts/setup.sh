@@ -26,6 +26,9 @@ PACKAGES=(
   # the HTML report (`ekb report`): Chart.js, inlined into the page at build time; and the browser its
   # test opens the page in, headless (tests/unit/browser.h)
   libjs-chart.js chromium
+  # sharded runs on Slurm (`ekb slurm submit`): sbatch and friends, and the single-host cluster its test
+  # starts (slurmctld, slurmd, munge); the packages' own services stay unconfigured (no /etc/slurm/slurm.conf)
+  slurm-client slurmctld slurmd munge
 )
 
 missing=()

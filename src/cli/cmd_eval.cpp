@@ -77,16 +77,18 @@ void register_eval(CLI::App& app, Globals& g) {
     DeviceProfile dev = device_for(o->device, o->backend);
     Suite suite = g.load_suite();
     SubmissionSet subs = o->defaults ? default_submissions(suite, o->tasks) : scan_submissions(o->dir, suite, o->tasks);
-    if (!o->shard.empty()) {
-      auto [i, n] = parse_shard(o->shard);
-      keep_shard(subs, i, n);
-    }
     for (const auto& p : subs.problems) std::cerr << "ekb eval: " << p << "\n";
     nlohmann::json key = {{"command", "eval"},
                           {"dir", o->defaults ? std::string("(defaults)") : std::filesystem::absolute(o->dir).lexically_normal().string()},
                           {"backend", backend_name(dev.backend)}, {"device", dev.name}, {"tasks", o->tasks}};
-    if (!o->shard.empty()) key["shard"] = o->shard;
+    // Every file, before the split: the shards of one run have the same key but for "shard", which
+    // is how `ekb merge` joins them into one run (and that run's key is the unsharded run's).
     for (const auto& s : subs.items) key["files"].push_back({s.path, hash_hex(s.text)});
+    if (!o->shard.empty()) {
+      Shard shard = parse_shard_text(o->shard);
+      keep_shard(subs, shard.index, shard.count);
+      key["shard"] = shard.text();
+    }
     run_evaluation(suite, subs, key, dev, o->db, o->json, parse_timing(o->timing), o->quick);
   });
 }

@@ -61,9 +61,16 @@ void register_agent(CLI::App& app, Globals& g);
 void register_trajectory(CLI::App& app, Globals& g);
 // The tasks matching `glob`, else those of `subset` (default: the agent subset).
 std::vector<const Task*> select_tasks(const Suite& suite, const std::string& glob, const std::string& subset);
+// `--shard I/N` (suite/shard.h) for a command over selected tasks, and what it does: keeps the shard's
+// tasks and adds "shard" to the run's key, whose "tasks" (set before) stay the whole selection's.
+void add_shard_option(CLI::App* cmd, std::string& shard);
+void apply_shard(const std::string& shard, std::vector<const Task*>& tasks, nlohmann::json& key);
 void register_devices(CLI::App& app, Globals& g);
 void register_prompt(CLI::App& app, Globals& g);
 void register_generate(CLI::App& app, Globals& g);
 void register_compare(CLI::App& app, Globals& g);
+void register_merge(CLI::App& app, Globals& g);
+void register_slurm(CLI::App& app, Globals& g);
+void register_import(CLI::App& app, Globals& g);
 
 }  // namespace ekb::cli

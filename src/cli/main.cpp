@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
   ekb::cli::register_compare(app, g);
   ekb::cli::register_report(app, g);
   ekb::cli::register_leaderboard(app, g);
+  ekb::cli::register_merge(app, g);
+  ekb::cli::register_slurm(app, g);
+  ekb::cli::register_import(app, g);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

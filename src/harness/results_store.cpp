@@ -22,7 +22,7 @@ namespace {
 // llm_requests (what was sent to a language model and what came back, results_store_llm.cpp); 8:
 // attempts.suite_version, task_hash and agent_steps.task_hash (the version of the task a result is on);
 // 9: attempts.build_hash (the code both sides ran, as ekb built it)
-constexpr int kSchemaVersion = 9;
+constexpr int kSchemaVersion = kResultsStoreSchema;
 
 }  // namespace
 
