@@ -15,6 +15,8 @@ PACKAGES=(
   # the language-model client's headers; it links the machine's own libcurl.so.4 (gpu-machine.sh),
   # as Debian's would need libraries of Debian's versions there
   libcurl4-openssl-dev
+  # Chart.js, which the HTML report inlines (a JavaScript file, built into ekb)
+  libjs-chart.js
 )
 mkdir -p .device-deps
 cd .device-deps

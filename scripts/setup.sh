@@ -18,14 +18,22 @@ PACKAGES=(
   libopenblas-dev libxnnpack-dev libpthreadpool-dev
   # the OpenCL backend: the ICD loader, and PoCL as the OpenCL device CI has (on the CPU)
   pocl-opencl-icd ocl-icd-libopencl1
+  # `ekb export`'s tests: the OpenCL export built against the ICD loader's headers, and the CPU export
+  # cross-built for aarch64 (C library, OpenMP) and run under qemu-user
+  ocl-icd-opencl-dev opencl-c-headers gcc-aarch64-linux-gnu libc6-dev-arm64-cross libgomp1-arm64-cross qemu-user
   # language-model endpoints: the HTTP client (libcurl with OpenSSL) and the scripted test server (cpp-httplib)
   libcurl4-openssl-dev libcpp-httplib-dev
+  # the HTML report (`ekb report`): Chart.js, inlined into the page at build time; and the browser its
+  # test opens the page in, headless (tests/unit/browser.h)
+  libjs-chart.js chromium
+  # sharded runs on Slurm (`ekb slurm submit`): sbatch and friends, and the single-host cluster its test
+  # starts (slurmctld, slurmd, munge); the packages' own services stay unconfigured (no /etc/slurm/slurm.conf)
+  slurm-client slurmctld slurmd munge
   # remote boards (docs/scale.md): the cross compilers that build a board's kernels and ekb's board
   # programs (with the boards' C library and libgomp, which --no-install-recommends would leave out),
-  # this machine's own gcc (an x86_64 board's kernels), and for the tests boards under qemu-user in a
-  # network namespace (iproute2)
-  gcc g++-aarch64-linux-gnu g++-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-riscv64-cross
-  libgomp1-arm64-cross libgomp1-riscv64-cross qemu-user iproute2
+  # this machine's own gcc (an x86_64 board's kernels), and for the tests boards under qemu-user (above)
+  # in a network namespace (iproute2)
+  gcc g++-aarch64-linux-gnu g++-riscv64-linux-gnu libc6-dev-riscv64-cross libgomp1-riscv64-cross iproute2
 )
 
 missing=()

@@ -25,16 +25,18 @@ std::optional<RunInfo> eval_run_over(ResultsStore& store, const std::string& dir
   return std::nullopt;
 }
 
-std::string label_of(const nlohmann::json& key) {
+}  // namespace
+
+std::string run_label(const nlohmann::json& key) {
   std::string cmd = key.value("command", "");
   std::string mode = key.value("mode", "ir");
   if (cmd == "generate") return fmt::format("direct generation ({})", mode);
   if (cmd == "agent" && key.value("policy", "search") == "llm") return mode == "raw" ? "free-form (raw)" : "LEKA-LLM (ir)";
   if (cmd == "agent") return "LEKA-search";
+  if (cmd == "run") return key.value("phase", "") == "re-score" ? "main job (re-score)" : "main job (LEKA-search)";
+  if (cmd == "eval") return key.value("dir", "") == "(defaults)" ? "eval (default schedules)" : "eval";
   return cmd.empty() ? "run" : cmd;
 }
-
-}  // namespace
 
 std::vector<ComparedRun> compare_runs(ResultsStore& store, const std::vector<int64_t>& runs, const std::set<std::string>& tasks) {
   std::vector<ComparedRun> out;
@@ -45,7 +47,7 @@ std::vector<ComparedRun> compare_runs(ResultsStore& store, const std::vector<int
     if (!key.is_object()) key = nlohmann::json::object();
     ComparedRun c;
     c.run = id;
-    c.label = label_of(key);
+    c.label = run_label(key);
     c.model = key.value("model", "");
     c.device = run->device;
     c.spend = store.llm_spend(id);

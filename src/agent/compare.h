@@ -30,6 +30,10 @@ struct ComparedRun {
   std::set<std::string> task_names;
 };
 
+// What a run is, from its key: "direct generation (ir)", "free-form (raw)", "LEKA-LLM (ir)",
+// "LEKA-search", "main job (LEKA-search)", "main job (re-score)", "eval", "eval (default schedules)".
+std::string run_label(const nlohmann::json& key);
+
 // `runs` of `store`, over the tasks in `tasks` (empty: every task of each run).
 std::vector<ComparedRun> compare_runs(ResultsStore& store, const std::vector<int64_t>& runs, const std::set<std::string>& tasks);
 nlohmann::json compared_json(const ComparedRun& c);

@@ -2,9 +2,14 @@
 #include "agent/generate.h"
 #include "util/text_hash.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -34,10 +39,32 @@ std::string failure_message(const LlmRequestRecord& r) {
   return r.error;
 }
 
+// Holds an exclusive lock (flock) on a hidden file of the directory while it lives: the shards of a
+// sharded generation (`--shard`, on several machines of a cluster) share the output directory and
+// its manifest. (scan_submissions skips hidden files.)
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(const fs::path& dir) {
+    fd_ = ::open((dir / ".ekb_generation.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0)
+      throw std::runtime_error(fmt::format("cannot lock {} for its generation manifest: {}", dir.string(), std::strerror(errno)));
+  }
+  ~DirectoryLock() {
+    if (fd_ >= 0) ::close(fd_);  // (closing releases the lock)
+  }
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // The samples that gave no file, as the manifest `ekb eval` reads (harness/submissions.h). Several
-// runs may write into one directory: the entries of other runs stay, unless this run gives the same
-// sample (its file, or its own failure).
+// runs may write into one directory (the shards of one generation, from their own stores, whose run
+// ids are alike): the entries of other runs stay, unless this run gives the same sample (its file,
+// or its own failure); every entry of this run is among its requests.
 void write_manifest(const fs::path& dir, const std::vector<LlmRequestRecord>& requests, int64_t run) {
+  DirectoryLock lock(dir);
   nlohmann::json failed = nlohmann::json::array();
   std::set<std::pair<std::string, int>> ours;
   for (const auto& r : requests) ours.insert({r.task, r.sample});
@@ -45,8 +72,8 @@ void write_manifest(const fs::path& dir, const std::vector<LlmRequestRecord>& re
   nlohmann::json before = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
   if (before.is_object() && before.contains("failed") && before["failed"].is_array())
     for (const auto& e : before["failed"])
-      if (e.is_object() && e.value("run", int64_t{-1}) != run && e.contains("task") && e["task"].is_string() && e.contains("sample") &&
-          e["sample"].is_number_integer() && !ours.count({e["task"].get<std::string>(), e["sample"].get<int>()}))
+      if (e.is_object() && e.contains("task") && e["task"].is_string() && e.contains("sample") && e["sample"].is_number_integer() &&
+          !ours.count({e["task"].get<std::string>(), e["sample"].get<int>()}))
         failed.push_back(e);
   for (const auto& r : requests)
     if (r.file.empty())

@@ -24,6 +24,20 @@ std::vector<const Task*> select_tasks(const Suite& suite, const std::string& glo
   return out;
 }
 
+void add_shard_option(CLI::App* cmd, std::string& shard) {
+  cmd->add_option("--shard", shard,
+                  "only the I-th of N interleaved parts of the selected tasks (1-based, in sorted order), e.g. 2/4; the run's "
+                  "key is the whole selection's with the shard added (`ekb merge` joins the shards' stores)")
+      ->option_text("I/N");
+}
+
+void apply_shard(const std::string& text, std::vector<const Task*>& tasks, nlohmann::json& key) {
+  if (text.empty()) return;
+  Shard shard = parse_shard_text(text);
+  keep_shard(tasks, shard);
+  key["shard"] = shard.text();
+}
+
 namespace {
 
 std::string speedup_text(const Evaluation& e) {
@@ -39,7 +53,7 @@ void register_agent(CLI::App& app, Globals& g) {
                                           "the harness, under a budget of measurements; writes the best program per task to "
                                           "--out as a submission directory (`ekb eval DIR` re-scores it). Resumable.");
   struct Opts {
-    std::string policy = "search", mode = "ir", tasks, subset, device, out, db = default_db(), timing = "cold";
+    std::string policy = "search", mode = "ir", tasks, subset, device, out, db = default_db(), timing = "cold", shard;
     int budget = 24, beam = 3, per_round = 4;
     double time_limit = 0;
     bool json = false, no_compute = false, no_confirm = false;
@@ -55,6 +69,7 @@ void register_agent(CLI::App& app, Globals& g) {
   cmd->add_option("--tasks", o->tasks, "the tasks matching this glob (default: the agent subset)")->option_text("GLOB");
   cmd->add_option("--subset", o->subset, "a subset declared in the suite (suite/subsets/NAME.txt; default: agent)")
       ->option_text("NAME");
+  add_shard_option(cmd, o->shard);
   cmd->add_option("--device", o->device, "the device profile to tune for (`ekb devices`; default: host)")->option_text("PROFILE");
   cmd->add_option("--budget", o->budget, "measurements per task, the starting program's included (default 24); with --policy llm "
                                          "each turn of the model is one")
@@ -113,6 +128,7 @@ void register_agent(CLI::App& app, Globals& g) {
       key["max_tokens"] = setup.endpoint.max_tokens;
     }
     for (const Task* t : tasks) key["tasks"].push_back(t->name);
+    apply_shard(o->shard, tasks, key);
     ResultsStore store(o->db);
     size_t done = 0;
     std::ostream& log = o->json ? std::cerr : std::cout;

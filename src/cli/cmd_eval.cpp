@@ -78,36 +78,40 @@ void register_eval(CLI::App& app, Globals& g) {
     DeviceProfile dev = device_for(o->device, o->backend);
     Suite suite = g.load_suite();
     SubmissionSet subs = o->defaults ? default_submissions(suite, o->tasks) : scan_submissions(o->dir, suite, o->tasks);
-    if (!o->shard.empty()) {
-      auto [i, n] = parse_shard(o->shard);
-      keep_shard(subs, i, n);
-    }
     for (const auto& p : subs.problems) std::cerr << "ekb eval: " << p << "\n";
     nlohmann::json key = {{"command", "eval"},
                           {"dir", o->defaults ? std::string("(defaults)") : std::filesystem::absolute(o->dir).lexically_normal().string()},
                           {"backend", backend_name(dev.backend)}, {"device", dev.name}, {"tasks", o->tasks}};
-    if (!o->shard.empty()) key["shard"] = o->shard;
+    // Every file, before the split: the shards of one run have the same key but for "shard", which
+    // is how `ekb merge` joins them into one run (and that run's key is the unsharded run's).
     for (const auto& s : subs.items) key["files"].push_back({s.path, hash_hex(s.text)});
+    if (!o->shard.empty()) {
+      Shard shard = parse_shard_text(o->shard);
+      keep_shard(subs, shard.index, shard.count);
+      key["shard"] = shard.text();
+    }
     run_evaluation(suite, subs, key, dev, o->db, o->json, parse_timing(o->timing), o->quick);
   });
 }
 
-namespace {
-
-// The suite that stored attempts are compared with; none (and a line saying why) when it does not load.
-std::unique_ptr<Suite> current_suite(const Globals& g, bool json) {
+std::unique_ptr<Suite> current_suite(const Globals& g, bool quiet) {
   try {
     return std::make_unique<Suite>(g.load_suite());
   } catch (const std::exception& e) {
     std::string why = e.what();
-    if (!json)
+    if (!quiet)
       std::cerr << fmt::format("ekb: the suite at {} does not load ({}), so stored task versions are not compared with it\n",
                                g.suite_path().string(), why.substr(0, why.find('\n')));
     return nullptr;
   }
 }
 
-}  // namespace
+void require_store_file(const std::string& db) {
+  std::error_code ec;
+  if (!std::filesystem::exists(db, ec)) throw std::runtime_error(fmt::format("no results store at {}", db));
+  if (std::filesystem::is_regular_file(db, ec) && std::filesystem::file_size(db, ec) == 0)
+    throw std::runtime_error(fmt::format("{} is an empty file, not an ekb results store", db));
+}
 
 void register_results(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand("results", "What the results store holds: every run, or one run's attempts and metrics; notes "

@@ -18,7 +18,7 @@ void register_generate(CLI::App& app, Globals& g) {
                                              "TASK.sN.ekb / .c / .cu / .cl; `ekb eval DIR` then scores them. Every prompt, reply, "
                                              "token count and latency is stored; resumable (run it again with the same arguments).");
   struct Opts {
-    std::string mode = "ir", backend, device, tasks, subset, out, db = default_db();
+    std::string mode = "ir", backend, device, tasks, subset, out, db = default_db(), shard;
     int samples = 1;
     bool json = false, retry_failed = false;
     LlmFlags llm;
@@ -30,6 +30,7 @@ void register_generate(CLI::App& app, Globals& g) {
   cmd->add_option("--samples", o->samples, "samples per task (default 1)")->option_text("N")->check(CLI::PositiveNumber);
   cmd->add_option("--tasks", o->tasks, "the tasks matching this glob (default: the agent subset)")->option_text("GLOB");
   cmd->add_option("--subset", o->subset, "a subset declared in the suite (default: agent)")->option_text("NAME");
+  add_shard_option(cmd, o->shard);
   cmd->add_option("--out", o->out, "the directory the samples are written to (created)")->option_text("DIR")->required();
   cmd->add_option("--db", o->db, "the results store (default: $EKB_DB, else ./ekb_results.db)")->option_text("FILE");
   cmd->add_flag("--retry-failed", o->retry_failed, "ask again the samples whose request failed (no reply) in an earlier session");
@@ -56,6 +57,7 @@ void register_generate(CLI::App& app, Globals& g) {
                        {"out", std::filesystem::absolute(o->out).lexically_normal().string()},
                        {"temperature", endpoint.temperature}, {"max_tokens", endpoint.max_tokens}};
     for (const Task* t : tasks) key["tasks"].push_back(t->name);
+    apply_shard(o->shard, tasks, key);
     ResultsStore store(o->db);
     if (!o->json)
       std::cout << fmt::format("ekb generate: {} tasks x {} samples, mode {}, backend {} (device `{}`), {}, prompts {}\n", tasks.size(),

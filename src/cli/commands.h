@@ -35,6 +35,7 @@ void add_timing_option(CLI::App* cmd, std::string& timing, const std::string& pr
 
 void register_check(CLI::App& app, Globals& g);
 void register_compile(CLI::App& app, Globals& g);
+void register_export(CLI::App& app, Globals& g);
 void register_run(CLI::App& app, Globals& g);
 void register_fmt(CLI::App& app, Globals& g);
 void register_interp(CLI::App& app, Globals& g);
@@ -49,13 +50,27 @@ void run_evaluation(const Suite& suite, const SubmissionSet& subs, const nlohman
 std::string default_db();  // $EKB_DB, else ./ekb_results.db
 std::string hash_hex(const std::string& text);  // XXH3 as 16 hex digits
 void register_results(CLI::App& app, Globals& g);
+// The suite stored attempts are compared with; none (and, unless `quiet`, a line on stderr saying
+// why) when it does not load.
+std::unique_ptr<Suite> current_suite(const Globals& g, bool quiet);
+// Throws a clear error when `db` is not there, or is an empty file (a store is never made by reading it).
+void require_store_file(const std::string& db);
+void register_report(CLI::App& app, Globals& g);
+void register_leaderboard(CLI::App& app, Globals& g);
 void register_agent(CLI::App& app, Globals& g);
 void register_trajectory(CLI::App& app, Globals& g);
 // The tasks matching `glob`, else those of `subset` (default: the agent subset).
 std::vector<const Task*> select_tasks(const Suite& suite, const std::string& glob, const std::string& subset);
+// `--shard I/N` (suite/shard.h) for a command over selected tasks, and what it does: keeps the shard's
+// tasks and adds "shard" to the run's key, whose "tasks" (set before) stay the whole selection's.
+void add_shard_option(CLI::App* cmd, std::string& shard);
+void apply_shard(const std::string& shard, std::vector<const Task*>& tasks, nlohmann::json& key);
 void register_devices(CLI::App& app, Globals& g);
 void register_prompt(CLI::App& app, Globals& g);
 void register_generate(CLI::App& app, Globals& g);
 void register_compare(CLI::App& app, Globals& g);
+void register_merge(CLI::App& app, Globals& g);
+void register_slurm(CLI::App& app, Globals& g);
+void register_import(CLI::App& app, Globals& g);
 
 }  // namespace ekb::cli

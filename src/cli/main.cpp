@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
       ->option_text("DIR");
   ekb::cli::register_check(app, g);
   ekb::cli::register_compile(app, g);
+  ekb::cli::register_export(app, g);
   ekb::cli::register_run(app, g);
   ekb::cli::register_fmt(app, g);
   ekb::cli::register_interp(app, g);
@@ -36,6 +37,11 @@ int main(int argc, char** argv) {
   ekb::cli::register_prompt(app, g);
   ekb::cli::register_generate(app, g);
   ekb::cli::register_compare(app, g);
+  ekb::cli::register_report(app, g);
+  ekb::cli::register_leaderboard(app, g);
+  ekb::cli::register_merge(app, g);
+  ekb::cli::register_slurm(app, g);
+  ekb::cli::register_import(app, g);
   ekb::cli::register_worker(app);
   try {
     app.parse(argc, argv);

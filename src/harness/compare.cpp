@@ -91,10 +91,15 @@ bool has_float_to_int(const Expr& e) {
 }
 }  // namespace
 
+double integer_tolerance(const Program& p) {
+  for (const auto& s : p.stages)
+    if (has_float_to_int(*s.body)) return 1;
+  return 0;
+}
+
 std::vector<OutputComparison> compare_outputs(const Program& p, const std::vector<TensorData>& got,
                                               const std::vector<TensorData>& want, double tolerance_scale) {
-  bool float_to_int = false;
-  for (const auto& s : p.stages) float_to_int = float_to_int || has_float_to_int(*s.body);
+  bool float_to_int = integer_tolerance(p) > 0;
   std::vector<OutputComparison> out;
   for (size_t k = 0; k < want.size(); ++k) {
     const TensorData& w = want[k];

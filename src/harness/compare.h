@@ -31,6 +31,9 @@ double tolerance_for(DType t);
 // The reduction depth T above, and the tolerance of output (or any) tensor `tensor` of `p`.
 double reduction_terms(const Program& p, int tensor);
 double tolerance_for(const Program& p, int tensor);
+// The difference an integer or bool output of `p` may have: 1 when some stage converts a float to an
+// integer, else 0.
+double integer_tolerance(const Program& p);
 // `tolerance_scale` widens the rule when `want` is itself a float32 kernel's result (the harness
 // compares a candidate with the baseline on inputs the reference never saw: 2).
 std::vector<OutputComparison> compare_outputs(const Program& p, const std::vector<TensorData>& got,

@@ -21,11 +21,35 @@ double pass_at_k(int n, int c, int k) {
   return 1.0 - fail;
 }
 
+std::vector<FastPoint> fast_curve(const std::vector<SampleOutcome>& samples, const std::vector<double>& ps) {
+  // Per task (in name order), per threshold: its samples faster than p, and significantly faster.
+  std::map<std::string, std::vector<const SampleOutcome*>> per_task;
+  for (const auto& s : samples) per_task[s.task].push_back(&s);
+  std::vector<FastPoint> out;
+  for (double p : ps) {
+    FastPoint f{p, 0, 0};
+    for (const auto& [task, ss] : per_task) {
+      int fast = 0, significant = 0;
+      for (const SampleOutcome* s : ss) {
+        fast += s->correct() && s->speedup > p;
+        significant += s->correct() && s->speedup_lo > p;
+      }
+      f.strict += static_cast<double>(fast) / ss.size();
+      f.significant += static_cast<double>(significant) / ss.size();
+    }
+    if (!per_task.empty()) {
+      f.strict /= per_task.size();
+      f.significant /= per_task.size();
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
 Metrics compute_metrics(const std::vector<SampleOutcome>& samples, int k) {
   Metrics m;
   struct Counts {
     int n = 0, compiled = 0, correct = 0;
-    std::map<std::string, int> fast, significant;
   };
   std::map<std::string, Counts> per_task;
   double log_sum = 0;
@@ -40,28 +64,25 @@ Metrics compute_metrics(const std::vector<SampleOutcome>& samples, int k) {
       ++n_correct;
     }
     m.noisy += s.correct() && s.noisy;
-    for (const auto& [key, p] : fast_thresholds()) {
-      c.fast[key] += s.correct() && s.speedup > p;
-      c.significant[key] += s.correct() && s.speedup_lo > p;
-    }
     if (!s.correct()) ++m.failures[outcome_name(s.outcome)];
   }
   m.tasks = static_cast<int>(per_task.size());
   m.samples = static_cast<int>(samples.size());
-  for (const auto& [key, p] : fast_thresholds()) m.fast[key] = m.fast_significant[key] = 0;
+  std::vector<double> ps;
+  for (const auto& [key, p] : fast_thresholds()) ps.push_back(p);
+  std::vector<FastPoint> curve = fast_curve(samples, ps);
+  for (size_t i = 0; i < ps.size(); ++i) {
+    const std::string& key = fast_thresholds()[i].first;
+    m.fast[key] = curve[i].strict;
+    m.fast_significant[key] = curve[i].significant;
+  }
   if (m.tasks == 0) return m;
   for (const auto& [task, c] : per_task) {
     m.compile_at_k += pass_at_k(c.n, c.compiled, k);
     m.correct_at_k += pass_at_k(c.n, c.correct, k);
-    for (const auto& [key, p] : fast_thresholds()) {
-      m.fast[key] += static_cast<double>(c.fast.at(key)) / c.n;
-      m.fast_significant[key] += static_cast<double>(c.significant.at(key)) / c.n;
-    }
   }
   m.compile_at_k /= m.tasks;
   m.correct_at_k /= m.tasks;
-  for (auto& [key, v] : m.fast) v /= m.tasks;
-  for (auto& [key, v] : m.fast_significant) v /= m.tasks;
   m.geomean_speedup = n_correct ? std::exp(log_sum / n_correct) : 0;
   return m;
 }

@@ -41,4 +41,11 @@ double pass_at_k(int n, int c, int k);
 
 Metrics compute_metrics(const std::vector<SampleOutcome>& samples, int k = 1);
 
+// Fast@p and its significant variant at any thresholds `ps` (a curve over p), by the one definition
+// Metrics::fast and Metrics::fast_significant have: compute_metrics fills those from it.
+struct FastPoint {
+  double p = 0, strict = 0, significant = 0;
+};
+std::vector<FastPoint> fast_curve(const std::vector<SampleOutcome>& samples, const std::vector<double>& ps);
+
 }  // namespace ekb

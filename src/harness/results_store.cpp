@@ -23,7 +23,7 @@ namespace {
 // attempts.suite_version, task_hash and agent_steps.task_hash (the version of the task a result is on);
 // 9: attempts.build_hash (the code both sides ran, as ekb built it); 10: attempts.board (where an
 // attempt ran when on a board: the board, whether emulated, whether its worker was sandboxed)
-constexpr int kSchemaVersion = 10;
+constexpr int kSchemaVersion = kResultsStoreSchema;
 
 }  // namespace
 

@@ -30,4 +30,17 @@ struct SingleRun {
 SingleRun run_isolated(const Program& p, const std::string& c_source, bool cplusplus, const std::vector<TensorData>& inputs,
                        int threads, bool time_it, double min_seconds = 0.2, int min_reps = 5, const DeviceProfile* device = nullptr);
 
+// The same kernel on several input sets, one after the other in one worker (one compile; a GPU
+// worker's device is set up once): each set's inputs written and its outputs poisoned before its
+// call, the guards and the inputs checked after it. Untimed. `outputs` holds one entry per set run;
+// on a failure the run stops there, `outcome` and `message` (naming the set) say why.
+struct SingleRunSets {
+  Outcome outcome = Outcome::ok;
+  std::string message, compile_log, compiler, device;
+  std::vector<std::vector<TensorData>> outputs;
+};
+SingleRunSets run_isolated_sets(const Program& p, const std::string& c_source, bool cplusplus,
+                                const std::vector<std::vector<TensorData>>& input_sets, int threads,
+                                const DeviceProfile* gpu = nullptr);
+
 }  // namespace ekb

@@ -171,20 +171,8 @@ SubmissionSet default_submissions(const Suite& suite, const std::string& tasks_g
 void keep_shard(SubmissionSet& subs, int i, int n) {
   std::vector<std::string> tasks;
   for (const auto& s : subs.items) tasks.push_back(s.task);
-  std::sort(tasks.begin(), tasks.end());
-  tasks.erase(std::unique(tasks.begin(), tasks.end()), tasks.end());
-  std::set<std::string> keep;
-  for (size_t k = 0; k < tasks.size(); ++k)
-    if (static_cast<int>(k % static_cast<size_t>(n)) == i - 1) keep.insert(tasks[k]);
+  std::set<std::string> keep = shard_tasks(std::move(tasks), Shard{i, n});
   std::erase_if(subs.items, [&](const Submission& s) { return !keep.count(s.task); });
-}
-
-std::pair<int, int> parse_shard(const std::string& text) {
-  int i = 0, n = 0;
-  char slash = 0, extra = 0;
-  if (std::sscanf(text.c_str(), "%d%c%d%c", &i, &slash, &n, &extra) != 3 || slash != '/' || n < 1 || i < 1 || i > n)
-    throw std::invalid_argument("--shard `" + text + "`: write I/N with 1 <= I <= N, e.g. 2/4 for the second of four parts");
-  return {i, n};
 }
 
 }  // namespace ekb

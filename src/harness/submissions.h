@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/outcome.h"
+#include "suite/shard.h"
 #include "suite/suite.h"
 #include "target/backend.h"
 
@@ -54,9 +55,8 @@ SubmissionSet scan_submissions(const std::string& dir, const Suite& suite, const
 SubmissionSet default_submissions(const Suite& suite, const std::string& tasks_glob);
 
 // Keeps the i-th of n interleaved parts (1-based) of the set's tasks, in their sorted order (every
-// sample of a task stays with it): a deterministic split of the work (`--shard I/N`).
+// sample of a task stays with it): a deterministic split of the work (`--shard I/N`; the rule is
+// suite/shard.h's, shared with `ekb agent` and `ekb generate`).
 void keep_shard(SubmissionSet& subs, int i, int n);
-// Parses "I/N" (1 <= I <= N); throws std::invalid_argument saying what is wrong.
-std::pair<int, int> parse_shard(const std::string& text);
 
 }  // namespace ekb

@@ -44,7 +44,7 @@ const std::vector<std::string>& known_categories() {
 }
 
 const std::vector<std::string>& known_domains() {
-  static const std::vector<std::string> v = {"vision", "audio", "language", "sensors", "general"};
+  static const std::vector<std::string> v = {"vision", "audio", "language", "sensors", "image", "general"};
   return v;
 }
 

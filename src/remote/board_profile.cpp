@@ -110,7 +110,7 @@ DeviceProfile parse_board_profile(const std::string& text, const std::string& pa
   b.cc = f.text("cc", false, std::string(arch_info(b.arch).triple) + "-gcc");
   if (j.contains("isa")) {
     std::string isa = f.text("isa", true);
-    auto i = find_isa(isa);
+    auto i = isa_from_name(isa);
     if (!i) f.fail("isa", "`" + isa + "` is not none, sse, avx2, avx512 or neon");
     bool fits = *i == Isa::none || (b.arch == Arch::aarch64 ? *i == Isa::neon : b.arch == Arch::x86_64 && *i != Isa::neon);
     if (!fits) f.fail("isa", fmt::format("`{}` is not an ISA of {}", isa, arch_name(b.arch)));

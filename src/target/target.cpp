@@ -23,9 +23,9 @@ const char* isa_name(Isa isa) {
   return "?";
 }
 
-std::optional<Isa> find_isa(const std::string& name) {
-  for (Isa i : {Isa::none, Isa::sse, Isa::avx2, Isa::avx512, Isa::neon})
-    if (name == isa_name(i)) return i;
+std::optional<Isa> isa_from_name(const std::string& name) {
+  for (Isa isa : {Isa::none, Isa::sse, Isa::avx2, Isa::avx512, Isa::neon})
+    if (name == isa_name(isa)) return isa;
   return std::nullopt;
 }
 

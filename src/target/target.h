@@ -18,8 +18,8 @@ namespace ekb {
 // The CPU's vector instruction set, as far as a schedule cares: how wide a vector register is.
 enum class Isa { none, sse, avx2, avx512, neon };
 const char* isa_name(Isa isa);
-// The ISA spelled `name` ("neon"), or nothing.
-std::optional<Isa> find_isa(const std::string& name);
+// The ISA named `name` (isa_name's spellings); nullopt for another name.
+std::optional<Isa> isa_from_name(const std::string& name);
 
 struct Target {
   Backend backend = Backend::cpu;

@@ -12,4 +12,9 @@ namespace ekb {
 // dtype. Throws std::runtime_error naming the path on failure.
 void write_npy(const std::filesystem::path& path, const TensorData& t, bool as_float64);
 
+// Reads a .npy file (format 1.0 to 3.0, little-endian, C order) of a type write_npy writes (<f8, <f4,
+// <f2, <i8, <i4, <i2, |i1, |u1, |b1) as a tensor of that type named `name` (f8 -> f64, f4 -> f32,
+// f2 -> f16, b1 -> bool). Throws std::runtime_error naming the path and what is wrong.
+TensorData read_npy(const std::filesystem::path& path, const std::string& name);
+
 }  // namespace ekb

@@ -49,6 +49,9 @@ inline std::string board_skip_reason(const std::string& arch) {
   if (!on_path("qemu-" + arch)) return "no qemu-" + arch + " (Debian: qemu-user)";
   if (!fs::exists("/usr/" + arch + "-linux-gnu/lib")) return "no /usr/" + arch + "-linux-gnu (Debian: g++-" + arch + "-linux-gnu)";
   if (!fs::exists(board_program(arch))) return board_program(arch).string() + " is not built (cmake/boards.cmake)";
+  std::string probe = "ekb-probe-" + std::to_string(::getpid());
+  CommandResult r = run_command("ip netns add " + probe + " 2>&1 && ip netns del " + probe + " 2>&1");
+  if (r.status != 0) return "cannot make a network namespace here: " + r.out;
   return "";
 }
 

@@ -110,6 +110,11 @@ void eval_through(const std::string& arch) {
   CommandResult text = run_command(ekb() + " results " + std::to_string(j["run"].get<int>()) + " --db " + db.string());
   EXPECT_NE(text.out.find("NOTE: times measured on an emulated board"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("ran WITHOUT the board's sandbox"), std::string::npos) << text.out;
+  // And the leaderboard (the HTML report's notes are the same summary's).
+  json lb = parse(run_command(std::string(EKB_BINARY) + " leaderboard --db " + db.string() + " --json").out);
+  ASSERT_TRUE(lb.is_object() && lb["runs"].size() == 1) << lb.dump();
+  EXPECT_EQ(lb["runs"][0]["emulated"], true);
+  EXPECT_NE(lb["runs"][0]["notes"].dump().find("not meaningful"), std::string::npos) << lb.dump();
 }
 
 TEST(RemoteBoard, Aarch64UnderQemuEvaluatesAndMatchesTheReference) { eval_through("aarch64"); }

@@ -60,7 +60,7 @@ TEST(ListCommand, UnknownNamesAreErrorsNamingTheKnownOnes) {
   EXPECT_NE(cat.out.find("unknown category `convv` (did you mean `conv`?)"), std::string::npos) << cat.out;
   CommandResult dom = list("--domain speech");
   EXPECT_EQ(dom.status, 1);
-  EXPECT_NE(dom.out.find("unknown domain `speech`; domains: vision, audio, language, sensors, general"), std::string::npos)
+  EXPECT_NE(dom.out.find("unknown domain `speech`; domains: vision, audio, language, sensors, image, general"), std::string::npos)
       << dom.out;
   CommandResult pat = list("--pattern mlp3");
   EXPECT_EQ(pat.status, 1);

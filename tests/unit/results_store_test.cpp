@@ -90,6 +90,32 @@ TEST(ResultsStore, MemoryAndInfiniteErrorsAreStoredPerAttempt) {
   EXPECT_TRUE(std::isinf(back.eval.comparisons[0].max_rel_error));
 }
 
+TEST(ResultsStore, WhereAnAttemptRanOnABoardIsStoredWithItAndAnUnavailableOneIsKnown) {
+  std::string path = temp_path("board.db");
+  ResultsStore s(path);
+  RunInfo r = s.open_run("k", "cpu", "pi5", nlohmann::json::object());
+  AttemptRecord on_board = attempt("t", 0, "ok", 1.0);
+  on_board.eval.where = RemoteRun{"pi5", "aarch64", "pi5.local", 4242, true, false, "none: qemu-user"};
+  s.add_attempt(r.id, on_board);
+  s.add_attempt(r.id, attempt("t", 1, "unavailable", 0));
+  s.add_attempt(r.id, attempt("t", 2, "ok", 1.0));
+  auto back = s.attempts(r.id);
+  ASSERT_EQ(back.size(), 3u);
+  const RemoteRun& w = back[0].eval.where;
+  EXPECT_TRUE(w.remote());
+  EXPECT_EQ(w.board, "pi5");
+  EXPECT_EQ(w.arch, "aarch64");
+  EXPECT_EQ(w.host, "pi5.local");
+  EXPECT_EQ(w.worker_pid, 4242);
+  EXPECT_TRUE(w.emulated);
+  EXPECT_FALSE(w.sandboxed);
+  EXPECT_EQ(w.sandbox, "none: qemu-user");
+  EXPECT_FALSE(back[2].eval.where.remote());  // made here
+  EXPECT_EQ(s.attempt_outcome(r.id, "t", 1), Outcome::unavailable);
+  EXPECT_EQ(s.attempt_outcome(r.id, "t", 2), Outcome::ok);
+  EXPECT_EQ(s.attempt_outcome(r.id, "t", 3), std::nullopt);
+}
+
 TEST(ResultsStore, AVersion1StoreIsUpgradedWithEveryAttemptKept) {
   std::string path = temp_path("v1.db");
   {  // the first schema, as ekb wrote it, with one attempt

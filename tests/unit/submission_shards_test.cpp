@@ -2,6 +2,7 @@
 // submission set into shards (`--shard I/N`): every task in exactly one shard, samples kept together.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -72,6 +73,28 @@ TEST(Shards, SplitTheTasksDisjointlyAndCompletelyWithTheirSamples) {
   for (const auto& s : a.items) ta.insert(s.task);
   for (const auto& s : b.items) tb.insert(s.task);
   EXPECT_EQ(ta, tb);
+}
+
+TEST(Shards, TaskListsSplitByTheSameRuleAsSubmissions) {
+  // `ekb agent` and `ekb generate` split their selected tasks; `ekb eval` its submissions: one rule.
+  Suite suite = Suite::load(test::fixture_suite_dir());
+  std::vector<const Task*> all;
+  for (const auto& t : suite.tasks()) all.push_back(&t);
+  std::reverse(all.begin(), all.end());  // (whatever order the selection came in)
+  ASSERT_GE(all.size(), 3u);
+  for (int i = 1; i <= 3; ++i) {
+    std::vector<const Task*> tasks = all;
+    keep_shard(tasks, Shard{i, 3});
+    SubmissionSet subs = default_submissions(suite, "");
+    keep_shard(subs, i, 3);
+    std::set<std::string> a, b;
+    for (const Task* t : tasks) a.insert(t->name);
+    for (const auto& s : subs.items) b.insert(s.task);
+    EXPECT_EQ(a, b) << "shard " << i << "/3";
+    EXPECT_FALSE(a.empty());
+  }
+  EXPECT_EQ(parse_shard_text("3/8").text(), "3/8");
+  EXPECT_EQ(parse_shard_text("03/8").text(), "3/8");
 }
 
 TEST(Shards, ParseIOverNAndRefuseAnythingElse) {

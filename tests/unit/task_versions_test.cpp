@@ -86,6 +86,7 @@ TEST(TaskVersionsStore, AVersion7StoreIsUpgradedWithEveryRowKept) {
     ASSERT_EQ(sqlite3_open(t.path.c_str(), &db), SQLITE_OK);
     const char* sql =
         "ALTER TABLE attempts DROP COLUMN suite_version; ALTER TABLE attempts DROP COLUMN task_hash; "
+        "ALTER TABLE attempts DROP COLUMN build_hash; ALTER TABLE attempts DROP COLUMN board; "
         "ALTER TABLE agent_steps DROP COLUMN task_hash; PRAGMA user_version=7;";
     char* err = nullptr;
     ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
@@ -96,12 +97,20 @@ TEST(TaskVersionsStore, AVersion7StoreIsUpgradedWithEveryRowKept) {
   ASSERT_EQ(attempts.size(), 1u);
   EXPECT_DOUBLE_EQ(attempts[0].eval.speedup, 1.5);
   EXPECT_EQ(attempts[0].suite_version, "");  // not recorded then
+  EXPECT_FALSE(attempts[0].eval.where.remote());  // (nor where it ran: here, then)
   EXPECT_EQ(attempts[0].task_hash, "");
   EXPECT_EQ(s.attempt_task_hash(1, "relu_256", 0), std::optional<std::string>(""));
+  EXPECT_EQ(attempts[0].build_hash, "");  // nor the build (schema 9), kept when a run resumes
+  EXPECT_EQ(s.attempt_build_hash(1, "relu_256", 0), std::optional<std::string>(""));
+  EXPECT_EQ(s.attempt_build_hash(1, "no_such_task", 0), std::nullopt);
   ASSERT_EQ(s.steps(1, "relu_256").size(), 1u);
   EXPECT_EQ(s.steps(1, "relu_256")[0].action, "kept");
-  s.add_attempt(1, attempt("scale_64", 0, "0.2.0", "bbbb"));
+  AttemptRecord built = attempt("scale_64", 0, "0.2.0", "bbbb");
+  built.build_hash = "cccc";
+  s.add_attempt(1, built);
   EXPECT_EQ(s.attempts(1).at(1).task_hash, "bbbb");
+  EXPECT_EQ(s.attempts(1).at(1).build_hash, "cccc");
+  EXPECT_EQ(s.attempt_build_hash(1, "scale_64", 0), std::optional<std::string>("cccc"));
 }
 
 TEST(TaskVersionsResume, AnAttemptOrStepsOnAnotherVersionAreDroppedTheRestKept) {
