@@ -11,6 +11,7 @@
 #include "eval/evaluator.h"
 #include "eval/task_versions.h"
 #include "harness/gpu_probe.h"
+#include "remote/remote_start.h"
 #include "remote/remote_worker.h"
 #include "runtime/cpu/c_compiler.h"
 #include "suite/task_hash.h"
@@ -26,6 +27,7 @@ namespace {
 // anything (an emulated board's do not). Throws when it cannot be reached or refuses this host.
 void describe_board(const DeviceProfile& dev, nlohmann::json& env) {
   const Board& b = *dev.board;
+  if (std::string why = cross_compiler_missing(b); !why.empty()) throw std::runtime_error(why);
   nlohmann::json facts;
   try {
     facts = remote::hello_board(b);

@@ -45,6 +45,7 @@ worker::Reply failure(Outcome o, std::string message) { return worker::Reply{o, 
 // The kernel and the warm-up kernel for the board: from the compile cache, or compiled by a local
 // worker with the board's cross compiler. `compiled` receives the compile's answer.
 worker::Reply build_for_board(const Board& b, const WorkerStart& how, std::string& kernel, std::string& warm, json& compiled) {
+  if (std::string why = cross_compiler_missing(b); !why.empty()) return failure(Outcome::internal, why);
   CompileCache cache;
   const std::string identity = cross_compiler_identity(b);
   const std::string kernel_key = CompileCache::key(identity, how.source, how.cplusplus);
@@ -102,6 +103,15 @@ worker::Reply build_for_board(const Board& b, const WorkerStart& how, std::strin
 }
 
 }  // namespace
+
+std::string cross_compiler_missing(const Board& b) {
+  std::string path = resolve_in_path(b.cc);
+  if (path.find('/') != std::string::npos && access(path.c_str(), X_OK) == 0) return "";
+  std::string package = b.arch == native_arch() ? "gcc" : std::string("g++-") + arch_info(b.arch).triple;
+  return fmt::format("board `{}`: its compiler `{}` is not installed here (Debian: {}; scripts/setup.sh installs it), or name "
+                     "another in its profile's `cc` ({})",
+                     b.name, b.cc, package, b.profile_path);
+}
 
 std::vector<std::string> cross_compiler_dirs(const std::string& cc) {
   static std::mutex m;

@@ -17,6 +17,8 @@ StartedWorker prepare_remote_worker(const Program& p, const SharedBuffers& buf, 
 // What identifies a board's kernels in the compile cache: the cross compiler (its path and time
 // stamp), -march, OpenMP, and the flags every cross compile gets.
 std::string cross_compiler_identity(const Board& b);
+// Empty when the board's cross compiler is installed here, else what to do about it.
+std::string cross_compiler_missing(const Board& b);
 // The directories a cross compile reads beyond the system's: the cross toolchain's own tree
 // (/usr/aarch64-linux-gnu: its headers, libraries and binutils), asked of the compiler once.
 std::vector<std::string> cross_compiler_dirs(const std::string& cc);
