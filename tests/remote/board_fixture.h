@@ -1,6 +1,7 @@
-// A board for the remote-board tests: ekb's board build run under qemu-user (aarch64, riscv64) in a
-// network namespace of its own, reached over a veth pair (host 10.213.N.1, board 10.213.N.2), or
-// this machine's own `ekb worker` on 127.0.0.1. Everything it starts is killed, and the namespace
+// A board for the remote-board tests: ekb's board build for another architecture run under
+// qemu-user (aarch64, riscv64) in a network namespace of its own, reached over a veth pair (host
+// 10.213.N.1, board 10.213.N.2); the board build for this machine's own architecture, a real board
+// on 127.0.0.1 (its workers sandboxed); or this machine's own `ekb worker` on 127.0.0.1. Everything it starts is killed, and the namespace
 // and its link removed, when it goes (also when a test fails); namespaces a killed test run left
 // behind are removed when the next one starts.
 #pragma once
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "../unit/command_util.h"
+#include "target/arch.h"
 
 namespace ekb::test {
 
@@ -41,9 +43,13 @@ inline fs::path board_program(const std::string& arch) {
   return arch.empty() ? fs::path(EKB_BINARY) : fs::path(EKB_BUILD_DIR) / ("board-" + arch) / "ekb";
 }
 
+inline bool is_native(const std::string& arch) { return arch == arch_name(native_arch()); }
+
 // Why a board of `arch` cannot run here ("" when it can).
 inline std::string board_skip_reason(const std::string& arch) {
   if (arch.empty()) return "";
+  if (is_native(arch))
+    return fs::exists(board_program(arch)) ? "" : board_program(arch).string() + " is not built (cmake/boards.cmake)";
   if (geteuid() != 0) return "network namespaces need root";
   if (!on_path("ip")) return "no `ip` (Debian: iproute2)";
   if (!on_path("qemu-" + arch)) return "no qemu-" + arch + " (Debian: qemu-user)";
@@ -57,8 +63,9 @@ inline std::string board_skip_reason(const std::string& arch) {
 
 class TestBoard {
  public:
-  // `arch` "" : this machine's own `ekb worker` on 127.0.0.1 (no namespace, no emulator).
-  explicit TestBoard(const std::string& arch) : arch_(arch) {
+  // `arch` "" : this machine's own `ekb worker` on 127.0.0.1 (no namespace, no emulator); this
+  // machine's architecture: its board build, there too.
+  explicit TestBoard(const std::string& arch) : arch_(arch), emulated_(!arch.empty() && !is_native(arch)) {
     static int counter = 0;
     int n = ++counter;
     std::string id = std::to_string(::getpid() % 100000) + "x" + std::to_string(n);
@@ -67,7 +74,7 @@ class TestBoard {
     fs::create_directories(dir_);
     token_ = write("board.token", "qemu-board-token-" + id + "-0123456789abcdef\n");
     chmod(token_.c_str(), 0600);
-    if (arch_.empty()) {
+    if (!emulated_) {
       address_ = "127.0.0.1";
       return;
     }
@@ -102,13 +109,13 @@ class TestBoard {
     std::vector<std::string> argv;
     std::string port_file = (dir_ / "port").string();
     fs::remove(port_file);
-    if (!arch_.empty()) {
+    if (emulated_) {
       std::string sysroot = "/usr/" + arch_ + "-linux-gnu";
       argv = {"ip", "netns", "exec", ns_, "qemu-" + arch_, "-L", sysroot, board_program(arch_).string(), "worker",
               "--listen", address_ + ":7450", "--token-file", token_, "--unsandboxed-emulation",
               "--worker-launcher", "qemu-" + arch_ + " -L " + sysroot, "--port-file", port_file};
     } else {
-      argv = {board_program("").string(), "worker", "--listen", "127.0.0.1:0", "--token-file", token_, "--port-file", port_file};
+      argv = {board_program(arch_).string(), "worker", "--listen", "127.0.0.1:0", "--token-file", token_, "--port-file", port_file};
     }
     argv.insert(argv.end(), extra.begin(), extra.end());
     pid_ = fork();
@@ -154,11 +161,11 @@ class TestBoard {
 
   // A profile file for this board (`extra`: more JSON fields, each `"k": v`), with `token` as its token.
   std::string profile(const std::string& name, int threads, const std::string& extra = "", const std::string& token_file = "") const {
-    std::string arch = arch_.empty() ? "x86_64" : arch_;
+    std::string arch = arch_.empty() ? arch_name(native_arch()) : arch_;
     std::string text = "{\"name\": \"" + name + "\", \"address\": \"" + address_ + ":" + std::to_string(port_) + "\", \"token_file\": \"" +
                        (token_file.empty() ? token_ : token_file) + "\", \"arch\": \"" + arch + "\", \"threads\": " +
                        std::to_string(threads) + ", \"memory_budget_mib\": 256, \"reconnect_seconds\": 2" +
-                       (arch_.empty() ? "" : ", \"emulated\": true") + (extra.empty() ? "" : ", " + extra) + "}\n";
+                       (emulated_ ? ", \"emulated\": true" : "") + (extra.empty() ? "" : ", " + extra) + "}\n";
     return write(name + ".json", text);
   }
 
@@ -187,7 +194,9 @@ class TestBoard {
     }
   }
 
-  std::string arch_, ns_, veth_, address_, token_;
+  std::string arch_;
+  bool emulated_;
+  std::string ns_, veth_, address_, token_;
   fs::path dir_, log_;
   pid_t pid_ = -1;
   int port_ = 0;

@@ -16,6 +16,8 @@
 namespace {
 
 using namespace ekb::test;
+using ekb::arch_name;
+using ekb::native_arch;
 using nlohmann::json;
 
 const std::string kFixture = std::string(EKB_SOURCE_DIR) + "/tests/fixtures/suite_small";
@@ -255,11 +257,14 @@ TEST(RemoteBoard, AStoredUnavailableAttemptIsMadeAgainOnResume) {
 }
 
 // Misbehaving candidates are classified on a board as they are here (the sandbox's verdicts, the
-// checks of buffers mirrored across the connection): a board on this machine's own `ekb worker`, so
-// that its workers are sandboxed (under qemu-user they cannot be).
+// checks of buffers mirrored across the connection): the board build for this machine's own
+// architecture, run as a real board, so that its workers sandbox themselves with the board build's
+// own filter loader (under qemu-user they cannot).
 TEST(RemoteBoard, AdversarialCandidatesAreClassifiedOnABoardAsLocally) {
-  if (!on_path("x86_64-linux-gnu-gcc")) GTEST_SKIP() << "no x86_64-linux-gnu-gcc (Debian: gcc), this machine's board compiler";
-  TestBoard b("");
+  const std::string arch = arch_name(native_arch());
+  if (!on_path(arch + "-linux-gnu-gcc")) GTEST_SKIP() << "no " << arch << "-linux-gnu-gcc (Debian: gcc), this machine's board compiler";
+  if (std::string why = board_skip_reason(arch); !why.empty()) GTEST_SKIP() << why;
+  TestBoard b(arch);
   ASSERT_TRUE(b.start()) << b.log();
   fs::path subs = b.dir() / "subs";
   fs::create_directories(subs);
@@ -283,7 +288,9 @@ TEST(RemoteBoard, AdversarialCandidatesAreClassifiedOnABoardAsLocally) {
     int s = a["sample"].get<int>();
     EXPECT_EQ(a["status"].get<std::string>(), want[s]) << "sample " << s << ": " << a["message"];
     EXPECT_EQ(a["candidate_fault"], true) << a.dump();
+    EXPECT_EQ(a["board"]["sandboxed"], true) << a.dump();
   }
+  EXPECT_NE(b.log().find("sandbox: seccomp filter and rlimits"), std::string::npos) << b.log();
   EXPECT_EQ(b.log().find("stopped answering"), std::string::npos);
 }
 
