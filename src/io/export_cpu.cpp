@@ -31,15 +31,12 @@ IsaBuild isa_build(Isa isa) {
 
 std::string header(const ExportContext& c) {
   const std::string& n = c.name;
-  std::string guard = n + "_H";
-  for (char& ch : guard) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   std::string signature = codegen::c_signature(c.kernel, codegen::c_dialect());
   for (size_t at; (at = signature.find("* restrict ")) != std::string::npos;)
     signature.replace(at, 11, "* " + n + "_RESTRICT ");
-  std::string out = fmt::format("/* {}.h: the entry point of the kernel in {}.c and the layout of its tensors.\n", n, n);
-  out += provenance(c, " * ");
-  out += fmt::format(
-      " *\n"
+  HeaderText h;
+  h.title = fmt::format("{0}.h: the entry point of the kernel in {0}.c and the layout of its tensors.", n);
+  h.usage = fmt::format(
       " * Call it as\n"
       " *   ekb_kernel(inputs..., outputs..., num_threads);\n"
       " * with a pointer to the first element of each tensor (64-byte aligned, as ekb passes them), and\n"
@@ -48,18 +45,17 @@ std::string header(const ExportContext& c) {
       " * calls may run at once on different outputs. Types: f64 double, f32 float, f16 _Float16, bf16\n"
       " * uint16_t (bfloat16 bits), i64/i32/i16/i8 int64_t/int32_t/int16_t/int8_t, u8 uint8_t, bool uint8_t\n"
       " * (0 or 1). {0}_THREADS is the thread count of the target it was lowered for. To link two exports\n"
-      " * into one program, give each its own symbol: cmake -D{0}_SYMBOL=name (see CMakeLists.txt).\n"
-      " */\n"
-      "#ifndef {1}\n#define {1}\n\n#include <stdint.h>\n\n"
-      "#ifdef __cplusplus\n#define {0}_RESTRICT __restrict__\nextern \"C\" {{\n#else\n#define {0}_RESTRICT restrict\n#endif\n\n",
-      n, guard);
-  out += tensor_layout(c, host_c_type);
-  out += fmt::format("\n#define {}_THREADS {}\n\n", n, c.kernel.target.threads);
-  out += signature + ";\n";
-  out += "/* The same call with the tensors as an array of pointers (inputs, then outputs): how ekb calls it. */\n"
-         "void ekb_entry(void* const* args, int32_t num_threads);\n";
-  out += fmt::format("\n#ifdef __cplusplus\n}}\n#endif\n#endif /* {} */\n", guard);
-  return out;
+      " * into one program, give each its own symbol: cmake -D{0}_SYMBOL=name (see CMakeLists.txt).\n",
+      n);
+  h.includes = "#include <stdint.h>\n\n";
+  h.cxx_defines = fmt::format("#define {}_RESTRICT __restrict__\n", n);
+  h.c_defines = fmt::format("#define {}_RESTRICT restrict\n", n);
+  h.body = tensor_layout(c, host_c_type);
+  h.body += fmt::format("\n#define {}_THREADS {}\n\n", n, c.kernel.target.threads);
+  h.body += signature + ";\n";
+  h.body += "/* The same call with the tensors as an array of pointers (inputs, then outputs): how ekb calls it. */\n"
+            "void ekb_entry(void* const* args, int32_t num_threads);\n";
+  return c_header(c, h);
 }
 
 std::string main_c(const ExportContext& c) {
@@ -86,10 +82,9 @@ std::string cmake_lists(const ExportContext& c, bool openmp) {
   const std::string& n = c.name;
   Isa isa = c.kernel.target.isa;
   IsaBuild b = isa_build(isa);
-  std::string out = fmt::format("# CMakeLists.txt: kernel {0} (ekb export) as a static library `{0}`, and `{0}_example`, which runs it.\n", n);
-  out += provenance(c, "# ");
+  std::string out =
+      cmake_intro(c, fmt::format("kernel {0} (ekb export) as a static library `{0}`, and `{0}_example`, which runs it.", n));
   out += fmt::format(
-      "#   cmake -S . -B build && cmake --build build && build/{0}_example --help\n"
       "# Standalone: the C compiler (GCC or Clang: the kernel uses GNU C vector extensions), the C library{1}.\n"
       "cmake_minimum_required(VERSION 3.16)\n"
       "project({0} LANGUAGES C)\n\n"
@@ -143,41 +138,29 @@ std::string cmake_lists(const ExportContext& c, bool openmp) {
         "  target_compile_options({0} PRIVATE -Wno-unknown-pragmas)\n"
         "endif()\n",
         n);
-  out += fmt::format(
-      "\nadd_executable({0}_example main.c example_support.c)\n"
-      "set_target_properties({0}_example PROPERTIES C_STANDARD 11 C_EXTENSIONS ON)\n"
-      "target_link_libraries({0}_example PRIVATE {0})\n",
-      n);
-  return out;
+  return out + "\n" + cmake_example_target(n);
 }
 
 std::string readme(const ExportContext& c, bool openmp) {
   const std::string& n = c.name;
-  Isa isa = c.kernel.target.isa;
-  return fmt::format(
-      "{0} -- a kernel exported by ekb (EdgeKernelBench)\n\n{1}\n"
-      "Files\n"
+  ReadmeText r;
+  r.files = fmt::format(
       "  {0}.c              the kernel: ekb's generated C, exactly as ekb compiled and checked it\n"
-      "  {0}.h              its entry point (ekb_kernel) and every tensor's name, type, shape and layout\n"
-      "  CMakeLists.txt     a static library `{0}` and the example `{0}_example`\n"
-      "  main.c             the example: runs the kernel, prints checksums and the time, checks the outputs\n"
-      "  example_support.*  the example's .npy reading and writing, inputs, and ekb's comparison rule\n\n"
-      "Build (GCC or Clang{2}; nothing of ekb's is needed)\n"
-      "  cmake -S . -B build && cmake --build build\n"
-      "  build/{0}_example                         # generated inputs\n"
-      "  build/{0}_example --repeat 100            # and the median time of 100 calls\n\n"
-      "Check it against ekb's float64 reference (where ekb is installed)\n"
-      "  ekb interp {3} --out ref                  # inputs and reference outputs as .npy\n"
-      "  build/{0}_example --in ref --check ref     # exit status 0 when every output passes\n\n"
-      "Cross-build (for example for a 64-bit Arm board, with Debian's gcc-aarch64-linux-gnu)\n"
+      "  {0}.h              its entry point (ekb_kernel) and every tensor's name, type, shape and layout\n",
+      n);
+  r.example = "runs the kernel, prints checksums and the time, checks the outputs";
+  r.needs = openmp ? "GCC or Clang with OpenMP" : "GCC or Clang";
+  r.more = fmt::format(
+      "\nCross-build (for example for a 64-bit Arm board, with Debian's gcc-aarch64-linux-gnu)\n"
       "  cat > aarch64.cmake <<EOF\n"
       "  set(CMAKE_SYSTEM_NAME Linux)\n  set(CMAKE_SYSTEM_PROCESSOR aarch64)\n  set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)\n"
       "  EOF\n"
       "  cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE=aarch64.cmake && cmake --build build-arm64\n"
       "  qemu-aarch64 -L /usr/aarch64-linux-gnu build-arm64/{0}_example     # or run it on the board\n"
-      "The kernel was lowered for ISA {4}; for another CPU, export it again for that CPU's ISA\n"
+      "The kernel was lowered for ISA {1}; for another CPU, export it again for that CPU's ISA\n"
       "(ekb export ... --isa neon for 64-bit Arm, --isa avx2, avx512, sse or none).\n",
-      n, provenance(c, ""), openmp ? " with OpenMP" : "", program_argument(c), isa_name(isa));
+      n, isa_name(c.kernel.target.isa));
+  return readme_text(c, r);
 }
 
 }  // namespace

@@ -41,12 +41,6 @@ codegen::Dialect cuda_for_nvcc() {
   return d;
 }
 
-std::string guard_of(const std::string& name) {
-  std::string g = name + "_H";
-  for (char& ch : g) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return g;
-}
-
 const std::string& gpu_type(DType t) {
   static const std::string bits16 = "uint16_t (bfloat16 bits)";
   if (t == DType::bf16) return bits16;
@@ -61,22 +55,18 @@ std::string libm_lines(const std::string& target) {
 
 std::string cuda_header(const ExportContext& c, const gpu::LaunchContract& contract) {
   const std::string& n = c.name;
-  std::string out = fmt::format("/* {0}.h: the entry point of the CUDA kernels in {0}.cu and the layout of their tensors.\n", n);
-  out += provenance(c, " * ");
-  out += fmt::format(
-      " *\n"
+  HeaderText h;
+  h.title = fmt::format("{0}.h: the entry point of the CUDA kernels in {0}.cu and the layout of their tensors.", n);
+  h.usage = fmt::format(
       " * {0}_launch(buffers, stream) runs the launch contract below on `stream`: buffers[] holds {0}_NUM_BUFFERS\n"
       " * device pointers (cudaMalloc), the inputs, the outputs and the scratch buffers in that order. It returns\n"
-      " * the first launch error (cudaSuccess when all were queued); wait for the stream to see the results.\n"
-      " */\n"
-      "#ifndef {1}\n#define {1}\n\n#include <cuda_runtime_api.h>\n#include <stdint.h>\n\n"
-      "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n\n",
-      n, guard_of(n));
-  out += tensor_layout(c, gpu_type);
-  out += launch_contract_block(c, contract);
-  out += fmt::format("\ncudaError_t {}_launch(void* const* buffers, cudaStream_t stream);\n", n);
-  out += fmt::format("\n#ifdef __cplusplus\n}}\n#endif\n#endif /* {} */\n", guard_of(n));
-  return out;
+      " * the first launch error (cudaSuccess when all were queued); wait for the stream to see the results.\n",
+      n);
+  h.includes = "#include <cuda_runtime_api.h>\n#include <stdint.h>\n\n";
+  h.body = tensor_layout(c, gpu_type);
+  h.body += launch_contract_block(c, contract);
+  h.body += fmt::format("\ncudaError_t {}_launch(void* const* buffers, cudaStream_t stream);\n", n);
+  return c_header(c, h);
 }
 
 std::string cuda_launch_source(const ExportContext& c, const gpu::LaunchContract& contract) {
@@ -157,10 +147,8 @@ std::string cuda_main(const ExportContext& c) {
 std::string cuda_cmake(const ExportContext& c) {
   const std::string& n = c.name;
   std::string arch = c.options.cuda_architectures.empty() ? "90" : c.options.cuda_architectures;
-  std::string out = fmt::format("# CMakeLists.txt: kernel {0} (ekb export) as a static library `{0}` (CUDA), and `{0}_example`.\n", n);
-  out += provenance(c, "# ");
+  std::string out = cmake_intro(c, fmt::format("kernel {0} (ekb export) as a static library `{0}` (CUDA), and `{0}_example`.", n));
   out += fmt::format(
-      "#   cmake -S . -B build && cmake --build build && build/{0}_example --help\n"
       "# Needs the CUDA toolkit (nvcc, the CUDA runtime). The GPUs it compiles for: CMAKE_CUDA_ARCHITECTURES\n"
       "# (default {1}; e.g. -DCMAKE_CUDA_ARCHITECTURES=87 for a Jetson Orin, or native).\n"
       "cmake_minimum_required(VERSION 3.18)\n"
@@ -171,35 +159,29 @@ std::string cuda_cmake(const ExportContext& c) {
       "add_library({0} STATIC {0}_launch.cu)\n"
       "set_target_properties({0} PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON POSITION_INDEPENDENT_CODE ON)\n"
       "target_include_directories({0} PUBLIC ${{CMAKE_CURRENT_SOURCE_DIR}})\n"
-      "target_link_libraries({0} PUBLIC CUDA::cudart)\n\n"
-      "add_executable({0}_example main.c example_support.c)\n"
-      "set_target_properties({0}_example PROPERTIES C_STANDARD 11 C_EXTENSIONS ON)\n"
-      "target_link_libraries({0}_example PRIVATE {0})\n",
+      "target_link_libraries({0} PUBLIC CUDA::cudart)\n\n",
       n, arch);
-  return out + libm_lines(n + "_example");
+  return out + cmake_example_target(n) + libm_lines(n + "_example");
 }
 
 // --- OpenCL ---
 
 std::string opencl_header(const ExportContext& c, const gpu::LaunchContract& contract) {
   const std::string& n = c.name;
-  std::string out = fmt::format("/* {0}.h: the entry points of the OpenCL kernels in {0}.cl and the layout of their tensors.\n", n);
-  out += provenance(c, " * ");
-  out += fmt::format(
-      " *\n"
+  HeaderText h;
+  h.title = fmt::format("{0}.h: the entry points of the OpenCL kernels in {0}.cl and the layout of their tensors.", n);
+  h.usage = fmt::format(
       " * {0}_build() builds the program from the text of {0}.cl for a device; {0}_enqueue() enqueues the\n"
       " * launch contract below on a queue, over {0}_NUM_BUFFERS buffers (the inputs, the outputs and the\n"
       " * scratch buffers, in that order); wait for the queue (clFinish) to see the results. A {0}_program\n"
-      " * sets its kernels' arguments when it enqueues: use one per thread.\n"
-      " */\n"
-      "#ifndef {1}\n#define {1}\n\n"
+      " * sets its kernels' arguments when it enqueues: use one per thread.\n",
+      n);
+  h.includes =
       "#ifndef CL_TARGET_OPENCL_VERSION\n#define CL_TARGET_OPENCL_VERSION 120\n#endif\n"
-      "#include <CL/cl.h>\n#include <stddef.h>\n#include <stdint.h>\n\n"
-      "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n\n",
-      n, guard_of(n));
-  out += tensor_layout(c, gpu_type);
-  out += launch_contract_block(c, contract);
-  out += fmt::format(
+      "#include <CL/cl.h>\n#include <stddef.h>\n#include <stdint.h>\n\n";
+  h.body = tensor_layout(c, gpu_type);
+  h.body += launch_contract_block(c, contract);
+  h.body += fmt::format(
       "#define {0}_NUM_KERNELS {1}\n\n"
       "typedef struct {{\n  cl_program program;\n  cl_kernel kernels[{0}_NUM_KERNELS];\n}} {0}_program;\n\n"
       "/* Builds the program (`source`: the text of {0}.cl, `length` bytes) for `device`. On a build error the\n"
@@ -209,8 +191,7 @@ std::string opencl_header(const ExportContext& c, const gpu::LaunchContract& con
       "cl_int {0}_enqueue(cl_command_queue queue, const {0}_program* program, const cl_mem* buffers);\n"
       "void {0}_release({0}_program* program);\n",
       n, contract.kernel_names().size());
-  out += fmt::format("\n#ifdef __cplusplus\n}}\n#endif\n#endif /* {} */\n", guard_of(n));
-  return out;
+  return c_header(c, h);
 }
 
 std::string opencl_host_source(const ExportContext& c, const gpu::LaunchContract& contract) {
@@ -403,10 +384,9 @@ std::string opencl_main(const ExportContext& c) {
 
 std::string opencl_cmake(const ExportContext& c) {
   const std::string& n = c.name;
-  std::string out = fmt::format("# CMakeLists.txt: kernel {0} (ekb export) as a static library `{0}` (OpenCL), and `{0}_example`.\n", n);
-  out += provenance(c, "# ");
+  std::string out =
+      cmake_intro(c, fmt::format("kernel {0} (ekb export) as a static library `{0}` (OpenCL), and `{0}_example`.", n));
   out += fmt::format(
-      "#   cmake -S . -B build && cmake --build build && build/{0}_example --help\n"
       "# Needs the OpenCL headers and ICD loader (Debian: ocl-icd-opencl-dev) and, to run, an OpenCL driver.\n"
       "cmake_minimum_required(VERSION 3.16)\n"
       "project({0} LANGUAGES C)\n"
@@ -416,41 +396,26 @@ std::string opencl_cmake(const ExportContext& c) {
       "set_target_properties({0} PROPERTIES C_STANDARD 11 POSITION_INDEPENDENT_CODE ON)\n"
       "target_include_directories({0} PUBLIC ${{CMAKE_CURRENT_SOURCE_DIR}})\n"
       "target_compile_definitions({0} PUBLIC CL_TARGET_OPENCL_VERSION=120)\n"
-      "target_link_libraries({0} PUBLIC OpenCL::OpenCL)\n\n"
-      "add_executable({0}_example main.c example_support.c)\n"
-      "set_target_properties({0}_example PROPERTIES C_STANDARD 11 C_EXTENSIONS ON)\n"
-      "target_compile_definitions({0}_example PRIVATE {0}_CL_PATH=\"${{CMAKE_CURRENT_SOURCE_DIR}}/{0}.cl\")\n"
-      "target_link_libraries({0}_example PRIVATE {0})\n",
+      "target_link_libraries({0} PUBLIC OpenCL::OpenCL)\n\n",
       n);
-  return out + libm_lines(n + "_example");
+  std::string source_path =
+      fmt::format("target_compile_definitions({0}_example PRIVATE {0}_CL_PATH=\"${{CMAKE_CURRENT_SOURCE_DIR}}/{0}.cl\")\n", n);
+  return out + cmake_example_target(n, source_path) + libm_lines(n + "_example");
 }
 
 std::string gpu_readme(const ExportContext& c, bool cuda) {
   const std::string& n = c.name;
-  std::string files =
-      cuda ? fmt::format("  {0}.cu            the kernels: ekb's generated CUDA C (the fixed-width types from <stdint.h> under nvcc)\n"
-                         "  {0}_launch.cu     {0}_launch(): the launch contract, run on a stream\n",
-                         n)
-           : fmt::format("  {0}.cl            the kernels: ekb's generated OpenCL C, exactly as ekb built and checked it\n"
-                         "  {0}_host.c        {0}_build() and {0}_enqueue(): the program built at run time, the launch contract\n",
-                         n);
-  return fmt::format(
-      "{0} -- a kernel exported by ekb (EdgeKernelBench)\n\n{1}\n"
-      "Files\n{2}"
-      "  {0}.h              its entry points, every tensor's name, type, shape and layout, the launch contract\n"
-      "  CMakeLists.txt     a static library `{0}` and the example `{0}_example`\n"
-      "  main.c             the example: runs the kernels, prints checksums and the time, checks the outputs\n"
-      "  example_support.*  the example's .npy reading and writing, inputs, and ekb's comparison rule\n\n"
-      "Build ({3}; nothing of ekb's is needed)\n"
-      "  cmake -S . -B build && cmake --build build\n"
-      "  build/{0}_example                         # generated inputs\n"
-      "  build/{0}_example --repeat 100            # and the median time of 100 calls\n\n"
-      "Check it against ekb's float64 reference (where ekb is installed)\n"
-      "  ekb interp {4} --out ref                  # inputs and reference outputs as .npy\n"
-      "  build/{0}_example --in ref --check ref     # exit status 0 when every output passes\n",
-      n, provenance(c, ""), files,
-      cuda ? "the CUDA toolkit: nvcc, the runtime; a CUDA GPU to run" : "the OpenCL headers and ICD loader; an OpenCL driver to run",
-      program_argument(c));
+  ReadmeText r;
+  r.files = cuda ? fmt::format("  {0}.cu            the kernels: ekb's generated CUDA C (the fixed-width types from <stdint.h> under nvcc)\n"
+                               "  {0}_launch.cu     {0}_launch(): the launch contract, run on a stream\n",
+                               n)
+                 : fmt::format("  {0}.cl            the kernels: ekb's generated OpenCL C, exactly as ekb built and checked it\n"
+                               "  {0}_host.c        {0}_build() and {0}_enqueue(): the program built at run time, the launch contract\n",
+                               n);
+  r.files += fmt::format("  {}.h              its entry points, every tensor's name, type, shape and layout, the launch contract\n", n);
+  r.example = "runs the kernels, prints checksums and the time, checks the outputs";
+  r.needs = cuda ? "the CUDA toolkit: nvcc, the runtime; a CUDA GPU to run" : "the OpenCL headers and ICD loader; an OpenCL driver to run";
+  return readme_text(c, r);
 }
 
 }  // namespace

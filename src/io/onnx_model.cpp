@@ -76,8 +76,6 @@ std::string Node::label() const {
   return name.empty() ? fmt::format("node {} ({})", index, op) : fmt::format("node {} `{}` ({})", index, name, op);
 }
 
-namespace {
-
 TensorData tensor_from_proto(const TP& t, const std::string& what) {
   const int et = t.data_type();
   if (t.data_location() == TP::EXTERNAL || t.external_data_size() > 0)
@@ -143,6 +141,8 @@ TensorData tensor_from_proto(const TP& t, const std::string& what) {
   if (have != n) throw ImportError(fmt::format("{}: holds {} values, its dims need {}", what, have, n));
   return d;
 }
+
+namespace {
 
 ValueInfo value_info_of(const ::onnx::ValueInfoProto& v) {
   ValueInfo vi;

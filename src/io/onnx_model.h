@@ -1,5 +1,6 @@
 // An ONNX model as the importer reads it: the graph's inputs, outputs, initializers and nodes with
-// their attributes, in plain C++ types (no protobuf in this header, so that only the reader links
+// their attributes, in plain C++ types (no protobuf in this header, only a declaration of the class
+// onnx::TensorProto, so that only the reader, and code that decodes TensorProto messages itself, link
 // Debian's onnx_proto and libprotobuf). Shapes are as the file declares them; a dim given by name
 // (dim_param) or left out is kept as such, for the importer to resolve or refuse.
 #pragma once
@@ -12,6 +13,10 @@
 #include <vector>
 
 #include "interp/tensor_data.h"
+
+namespace onnx {
+class TensorProto;  // onnx/onnx_pb.h (Debian's libonnx-dev)
+}  // namespace onnx
 
 namespace ekb::onnx_io {
 
@@ -76,6 +81,13 @@ Model parse_model(const std::string& bytes, const std::string& display);
 
 // A TensorProto file (an ONNX test's input_N.pb / output_N.pb): throws ImportError naming it.
 TensorData read_tensor(const std::filesystem::path& path);
+
+// One TensorProto (an initializer, an attribute's tensor, a test's .pb) as ekb's values: from raw_data
+// (little-endian), else from the typed fields (float_data, double_data, int64_data, and int32_data for
+// the narrower types, wrapped to their width; FLOAT16 and BFLOAT16 as bit patterns). Throws ImportError
+// naming `what` for external data, an element type ekb has no type for, a negative dim, or a count of
+// values its dims do not need.
+TensorData tensor_from_proto(const ::onnx::TensorProto& t, const std::string& what);
 
 // ekb's type for an ONNX element type, or nullopt (strings, complex, 4-bit, ...).
 std::optional<DType> dtype_of_elem(int elem_type);

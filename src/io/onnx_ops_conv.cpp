@@ -2,7 +2,7 @@
 // explicitly or by auto_pad) and ConvTranspose (the same, with output_padding and output_shape).
 // Conv pads its input in a stage of its own (as the suite's convolutions do) and reduces over the
 // group's channels and the kernel window; ConvTranspose gathers, for each output point, the inputs
-// whose window covers it.
+// whose window covers it. The padded input and the window are also QLinearConv's (onnx_ops_quant.cpp).
 #include "io/onnx_ops_conv.h"
 
 #include <fmt/format.h>
@@ -110,6 +110,41 @@ ConvGeometry conv_geometry(const Emit& e, size_t x, size_t w, bool transpose) {
   return g;
 }
 
+PaddedInput padded_input(const ConvGeometry& g, int64_t n, int64_t c, const std::vector<std::string>& pv) {
+  PaddedInput p;
+  p.shape = {n, c};
+  p.x_index = {pv[0], pv[1]};
+  for (size_t j = 0; j < static_cast<size_t>(g.spatial); ++j) {
+    p.shape.push_back(g.in[j] + g.pad_begin[j] + g.pad_end[j]);
+    const std::string& v = pv[2 + j];
+    if (g.pad_begin[j] > 0) p.inside.push_back(fmt::format("{} >= {}", v, g.pad_begin[j]));
+    if (g.pad_end[j] > 0) p.inside.push_back(fmt::format("{} < {}", v, g.in[j] + g.pad_begin[j]));
+    p.x_index.push_back(linear({{v, 1}}, -g.pad_begin[j]));
+  }
+  return p;
+}
+
+std::string conv_input_channel(const ConvGeometry& g, const std::string& oc, int64_t cg, int64_t mg,
+                               std::vector<std::string>& reductions) {
+  if (cg == 1) return g.group == 1 ? "0" : (mg == 1 ? oc : fmt::format("{} / {}", oc, mg));
+  reductions.push_back(fmt::format("r0 < {}", cg));
+  return g.group == 1 ? "r0" : fmt::format("{} / {} * {} + r0", oc, mg, cg);
+}
+
+ConvWindow conv_window(const ConvGeometry& g, const std::vector<std::string>& ov, int64_t cg, int64_t mg) {
+  ConvWindow w;
+  std::string ch = conv_input_channel(g, ov[1], cg, mg, w.reductions);
+  w.x_index = {ov[0], ch};
+  w.w_index = {ov[1], cg == 1 ? "0" : "r0"};
+  for (size_t j = 0; j < static_cast<size_t>(g.spatial); ++j) {
+    std::string kv = fmt::format("r{}", j + 1);
+    if (g.kernel[j] > 1) w.reductions.push_back(fmt::format("{} < {}", kv, g.kernel[j]));
+    w.x_index.push_back(linear({{ov[2 + j], g.strides[j]}, {g.kernel[j] > 1 ? kv : "", g.dilations[j]}}, 0));
+    w.w_index.push_back(g.kernel[j] > 1 ? kv : "0");
+  }
+  return w;
+}
+
 namespace {
 
 void emit_conv(Emit& e) {
@@ -129,44 +164,20 @@ void emit_conv(Emit& e) {
   out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
   e.set_out(0, e.dtype(0), out_shape);
 
-  size_t k = static_cast<size_t>(g.spatial);
-  bool padded = false;
-  for (size_t j = 0; j < k; ++j) padded = padded || g.pad_begin[j] > 0 || g.pad_end[j] > 0;
   // The padded input: its own stage, zero outside X.
-  std::string source;
   std::vector<std::string> pv = index_vars("i", xs.size());
+  PaddedInput p = padded_input(g, n, c, pv);
+  bool padded = !p.inside.empty();
+  std::string source;
   if (padded) {
     source = e.fresh("pad");
-    std::vector<int64_t> ps = {n, c};
-    std::vector<std::string> conds, idx = {pv[0], pv[1]};
-    for (size_t j = 0; j < k; ++j) {
-      ps.push_back(g.in[j] + g.pad_begin[j] + g.pad_end[j]);
-      const std::string& v = pv[2 + j];
-      if (g.pad_begin[j] > 0) conds.push_back(fmt::format("{} >= {}", v, g.pad_begin[j]));
-      if (g.pad_end[j] > 0) conds.push_back(fmt::format("{} < {}", v, g.in[j] + g.pad_begin[j]));
-      idx.push_back(linear({{v, 1}}, -g.pad_begin[j]));
-    }
-    e.stage(lhs(source, pv, ps) + " = select(" + join(conds, " && ") + ", " + e.read(0, idx) + ", 0.0)");
+    e.stage(lhs(source, pv, p.shape) + " = select(" + join(p.inside, " && ") + ", " + e.read(0, p.x_index) + ", 0.0)");
   }
   auto ov = e.out_vars(0);
-  std::vector<std::string> red;
-  std::string ch;
-  if (cg == 1) {
-    ch = g.group == 1 ? "0" : (mg == 1 ? ov[1] : fmt::format("{} / {}", ov[1], mg));
-  } else {
-    red.push_back(fmt::format("r0 < {}", cg));
-    ch = g.group == 1 ? "r0" : fmt::format("{} / {} * {} + r0", ov[1], mg, cg);
-  }
-  std::vector<std::string> xi = {ov[0], ch}, wi = {ov[1], cg == 1 ? "0" : "r0"};
-  for (size_t j = 0; j < k; ++j) {
-    std::string kv = fmt::format("r{}", j + 1);
-    if (g.kernel[j] > 1) red.push_back(fmt::format("{} < {}", kv, g.kernel[j]));
-    xi.push_back(linear({{ov[2 + j], g.strides[j]}, {g.kernel[j] > 1 ? kv : "", g.dilations[j]}}, 0));
-    wi.push_back(g.kernel[j] > 1 ? kv : "0");
-  }
-  std::string x = padded ? source + "[" + join(xi) + "]" : e.read(0, xi);
-  std::string body = x + " * " + e.read(1, wi);
-  std::string expr = red.empty() ? body : "(sum(" + join(red) + ") " + body + ")";
+  ConvWindow w = conv_window(g, ov, cg, mg);
+  std::string x = padded ? source + "[" + join(w.x_index) + "]" : e.read(0, w.x_index);
+  std::string body = x + " * " + e.read(1, w.w_index);
+  std::string expr = w.reductions.empty() ? body : "(sum(" + join(w.reductions) + ") " + body + ")";
   if (e.has(2)) expr += " + " + e.read(2, {ov[1]});
   e.define(0, expr);
 }
@@ -190,13 +201,7 @@ void emit_conv_transpose(Emit& e) {
   auto ov = e.out_vars(0);
   size_t k = static_cast<size_t>(g.spatial);
   std::vector<std::string> red, conds;
-  std::string ch;
-  if (cg == 1) {
-    ch = g.group == 1 ? "0" : (mg == 1 ? ov[1] : fmt::format("{} / {}", ov[1], mg));
-  } else {
-    red.push_back(fmt::format("r0 < {}", cg));
-    ch = g.group == 1 ? "r0" : fmt::format("{} / {} * {} + r0", ov[1], mg, cg);
-  }
+  std::string ch = conv_input_channel(g, ov[1], cg, mg, red);
   std::vector<std::string> xi = {ov[0], ch};
   std::vector<std::string> wi = {ch, g.group == 1 ? ov[1] : (mg == 1 ? "0" : fmt::format("{} % {}", ov[1], mg))};
   for (size_t j = 0; j < k; ++j) {

@@ -95,39 +95,18 @@ void emit_qlinearconv(Emit& e) {
   out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
   e.set_out(0, t, out_shape);
   auto ov = e.out_vars(0);
-  size_t k = static_cast<size_t>(g.spatial);
   // x minus its zero point, padded with zeros (a padded element equals the zero point).
   std::string xd = e.fresh("xq");
   std::vector<std::string> pv = index_vars("i", xs.size());
-  std::vector<int64_t> ps = {n, c};
-  std::vector<std::string> conds, idx = {pv[0], pv[1]};
-  for (size_t j = 0; j < k; ++j) {
-    ps.push_back(g.in[j] + g.pad_begin[j] + g.pad_end[j]);
-    if (g.pad_begin[j] > 0) conds.push_back(fmt::format("{} >= {}", pv[2 + j], g.pad_begin[j]));
-    if (g.pad_end[j] > 0) conds.push_back(fmt::format("{} < {}", pv[2 + j], g.in[j] + g.pad_begin[j]));
-    idx.push_back(linear({{pv[2 + j], 1}}, -g.pad_begin[j]));
-  }
-  std::string diff = fmt::format("i32({}) - i32({})", e.read(0, idx), param(e, 2, pv, xs, -1));
-  e.stage(lhs(xd, pv, ps) + " = " + (conds.empty() ? diff : "select(" + join(conds, " && ") + ", " + diff + ", 0)"));
-  std::vector<std::string> red;
-  std::string ch;
-  if (cg == 1) {
-    ch = g.group == 1 ? "0" : (mg == 1 ? ov[1] : fmt::format("{} / {}", ov[1], mg));
-  } else {
-    red.push_back(fmt::format("r0 < {}", cg));
-    ch = g.group == 1 ? "r0" : fmt::format("{} / {} * {} + r0", ov[1], mg, cg);
-  }
-  std::vector<std::string> xi = {ov[0], ch}, wi = {ov[1], cg == 1 ? "0" : "r0"};
-  for (size_t j = 0; j < k; ++j) {
-    std::string kv = fmt::format("r{}", j + 1);
-    if (g.kernel[j] > 1) red.push_back(fmt::format("{} < {}", kv, g.kernel[j]));
-    xi.push_back(linear({{ov[2 + j], g.strides[j]}, {g.kernel[j] > 1 ? kv : "", g.dilations[j]}}, 0));
-    wi.push_back(g.kernel[j] > 1 ? kv : "0");
-  }
-  std::string body = fmt::format("{}[{}] * (i32({}) - i32({}))", xd, join(xi), e.read(3, wi), param(e, 5, ov, out_shape, 1));
+  PaddedInput p = padded_input(g, n, c, pv);
+  std::string diff = fmt::format("i32({}) - i32({})", e.read(0, p.x_index), param(e, 2, pv, xs, -1));
+  e.stage(lhs(xd, pv, p.shape) + " = " + (p.inside.empty() ? diff : "select(" + join(p.inside, " && ") + ", " + diff + ", 0)"));
+  ConvWindow w = conv_window(g, ov, cg, mg);
+  std::string body = fmt::format("{}[{}] * (i32({}) - i32({}))", xd, join(w.x_index), e.read(3, w.w_index),
+                                 param(e, 5, ov, out_shape, 1));
   std::string acc = e.fresh("acc");
-  std::string sum = red.empty() ? body : "sum(" + join(red) + ") " + body;
-  if (e.has(8)) sum = (red.empty() ? sum : "(" + sum + ")") + " + " + e.read(8, {ov[1]});
+  std::string sum = w.reductions.empty() ? body : "sum(" + join(w.reductions) + ") " + body;
+  if (e.has(8)) sum = (w.reductions.empty() ? sum : "(" + sum + ")") + " + " + e.read(8, {ov[1]});
   e.stage(lhs(acc, ov, out_shape) + " = " + sum);
   std::string scale = fmt::format("({} * {} / {})", param(e, 1, ov, out_shape, -1), param(e, 4, ov, out_shape, 1),
                                   param(e, 6, ov, out_shape, -1));

@@ -22,10 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iomanip>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -34,9 +31,9 @@
 
 #include "interp/interpreter.h"
 #include "interp/tensor_data.h"
+#include "io/onnx_model.h"
 #include "ir/check.h"
 #include "ir/dtype.h"
-#include "ir/float16.h"
 #include "util/diagnostics.h"
 #include "util/source.h"
 #include "onnx_compare.h"
@@ -91,106 +88,6 @@ std::vector<std::string> list_cases() {
   return names;
 }
 
-// ---- onnx.TensorProto -> ekb::TensorData ----
-
-DType dtype_of_onnx(int t, const std::string& what) {
-  using TP = onnx::TensorProto;
-  switch (t) {
-    case TP::FLOAT: return DType::f32;
-    case TP::DOUBLE: return DType::f64;
-    case TP::FLOAT16: return DType::f16;
-    case TP::BFLOAT16: return DType::bf16;
-    case TP::INT64: return DType::i64;
-    case TP::INT32: return DType::i32;
-    case TP::INT16: return DType::i16;
-    case TP::INT8: return DType::i8;
-    case TP::UINT8: return DType::u8;
-    case TP::BOOL: return DType::boolean;
-    default: throw std::runtime_error(what + ": ONNX element type " + std::to_string(t) + " has no ekb type");
-  }
-}
-
-template <typename T>
-T read_le(const std::string& raw, size_t k) {
-  // The raw_data of a TensorProto is little-endian; so is every machine this runs on.
-  T v;
-  std::memcpy(&v, raw.data() + k * sizeof(T), sizeof(T));
-  return v;
-}
-
-// `what` names the tensor in error messages.
-TensorData tensor_from_proto(const onnx::TensorProto& t, const std::string& what) {
-  using TP = onnx::TensorProto;
-  const int et = t.data_type();
-  std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
-  TensorData d(t.name(), dtype_of_onnx(et, what), shape);
-  const size_t n = static_cast<size_t>(d.size());
-  auto set = [&](size_t k, double fv, int64_t iv) {
-    if (d.holds_float()) d.f[k] = fv;
-    else d.i[k] = iv;
-  };
-  const std::string& raw = t.raw_data();
-  if (t.has_raw_data()) {
-    const size_t width = static_cast<size_t>(dtype_bytes(d.dtype));
-    if (raw.size() != n * width)
-      throw std::runtime_error(what + ": raw_data has " + std::to_string(raw.size()) + " bytes, expected " +
-                               std::to_string(n * width));
-    for (size_t k = 0; k < n; ++k) {
-      switch (et) {
-        case TP::FLOAT: set(k, read_le<float>(raw, k), 0); break;
-        case TP::DOUBLE: set(k, read_le<double>(raw, k), 0); break;
-        case TP::FLOAT16: set(k, double_from_f16_bits(read_le<uint16_t>(raw, k)), 0); break;
-        case TP::BFLOAT16: set(k, double_from_bf16_bits(read_le<uint16_t>(raw, k)), 0); break;
-        case TP::INT64: set(k, 0, read_le<int64_t>(raw, k)); break;
-        case TP::INT32: set(k, 0, read_le<int32_t>(raw, k)); break;
-        case TP::INT16: set(k, 0, read_le<int16_t>(raw, k)); break;
-        case TP::INT8: set(k, 0, read_le<int8_t>(raw, k)); break;
-        case TP::UINT8: set(k, 0, read_le<uint8_t>(raw, k)); break;
-        case TP::BOOL: set(k, 0, read_le<uint8_t>(raw, k) != 0); break;
-      }
-    }
-    return d;
-  }
-  // Typed storage: float_data (FLOAT), double_data (DOUBLE), int64_data (INT64), and int32_data for
-  // every narrower type (FLOAT16 and BFLOAT16 as their bit patterns).
-  size_t have = 0;
-  switch (et) {
-    case TP::FLOAT:
-      have = static_cast<size_t>(t.float_data_size());
-      for (size_t k = 0; k < std::min(n, have); ++k) set(k, t.float_data(static_cast<int>(k)), 0);
-      break;
-    case TP::DOUBLE:
-      have = static_cast<size_t>(t.double_data_size());
-      for (size_t k = 0; k < std::min(n, have); ++k) set(k, t.double_data(static_cast<int>(k)), 0);
-      break;
-    case TP::INT64:
-      have = static_cast<size_t>(t.int64_data_size());
-      for (size_t k = 0; k < std::min(n, have); ++k) set(k, 0, t.int64_data(static_cast<int>(k)));
-      break;
-    default:
-      have = static_cast<size_t>(t.int32_data_size());
-      for (size_t k = 0; k < std::min(n, have); ++k) {
-        int32_t v = t.int32_data(static_cast<int>(k));
-        if (et == TP::FLOAT16) set(k, double_from_f16_bits(static_cast<uint16_t>(v)), 0);
-        else if (et == TP::BFLOAT16) set(k, double_from_bf16_bits(static_cast<uint16_t>(v)), 0);
-        else if (et == TP::BOOL) set(k, 0, v != 0);
-        else set(k, 0, v);
-      }
-      break;
-  }
-  if (have != n)
-    throw std::runtime_error(what + ": holds " + std::to_string(have) + " values, its dims need " + std::to_string(n));
-  return d;
-}
-
-TensorData load_tensor(const fs::path& path) {
-  onnx::TensorProto t;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path.string());
-  if (!t.ParseFromIstream(&in)) throw std::runtime_error("cannot parse " + path.string() + " as onnx.TensorProto");
-  return tensor_from_proto(t, path.string());
-}
-
 // Runs one case; returns an empty string when every output matches, else every problem found.
 std::string run_case(const std::string& name) {
   const fs::path ekb_file = kCasesDir / (name + ".ekb");
@@ -209,9 +106,9 @@ std::string run_case(const std::string& name) {
   std::vector<TensorData> inputs, expected;
   try {
     for (size_t k = 0; fs::exists(data / ("input_" + std::to_string(k) + ".pb")); ++k)
-      inputs.push_back(load_tensor(data / ("input_" + std::to_string(k) + ".pb")));
+      inputs.push_back(onnx_io::read_tensor(data / ("input_" + std::to_string(k) + ".pb")));
     for (size_t k = 0; fs::exists(data / ("output_" + std::to_string(k) + ".pb")); ++k)
-      expected.push_back(load_tensor(data / ("output_" + std::to_string(k) + ".pb")));
+      expected.push_back(onnx_io::read_tensor(data / ("output_" + std::to_string(k) + ".pb")));
   } catch (const std::exception& e) {
     return std::string("loading the ONNX test data: ") + e.what();
   }
@@ -268,7 +165,8 @@ TEST(OnnxCases, KnownFailuresAndTolerancesNameCases) {
     EXPECT_TRUE(has(n.substr(0, n.find('/')))) << "kLooserTolerance names no case: " << n;
 }
 
-// The node test data stores everything in raw_data; the typed fields must load the same values.
+// The node test data stores everything in raw_data; the typed fields must load the same values
+// (in the import's decoder, onnx_io::tensor_from_proto, which also reads every case's .pb files).
 TEST(OnnxLoader, TypedFieldsAndRawDataAgree) {
   using TP = onnx::TensorProto;
   auto both = [](int type, auto fill_typed, std::string raw) {
@@ -280,7 +178,7 @@ TEST(OnnxLoader, TypedFieldsAndRawDataAgree) {
     }
     fill_typed(a);
     b.set_raw_data(raw);
-    TensorData da = tensor_from_proto(a, "typed"), db = tensor_from_proto(b, "raw");
+    TensorData da = onnx_io::tensor_from_proto(a, "typed"), db = onnx_io::tensor_from_proto(b, "raw");
     EXPECT_EQ(da.shape, (std::vector<int64_t>{2, 2}));
     EXPECT_TRUE(da.same_values(db)) << "element type " << type;
     return da;
