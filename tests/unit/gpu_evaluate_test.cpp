@@ -70,7 +70,12 @@ class GpuEvaluate : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(GpuEvaluate, CorrectRawKernelIsTimedOnTheDeviceAgainstTheDefaultSchedule) {
-  Evaluation e = eval("  if (i < n) y[i] = x[i] * 2.0f + 1.0f;");
+  // The rounds asked for, whatever the machine's load (other tests run beside this one): no wall-time
+  // cap before them, and no interval to narrow after them.
+  EvalOptions o = quick();
+  o.max_wall_seconds = 120;
+  o.max_interval_half_width = 1e9;
+  Evaluation e = eval("  if (i < n) y[i] = x[i] * 2.0f + 1.0f;", o);
   ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
   EXPECT_GE(e.candidate.ms.size(), 5u);
   EXPECT_EQ(e.candidate.ms.size(), e.baseline.ms.size());
