@@ -126,7 +126,7 @@ class CudaBackend : public GpuBackend {
   }
 
   void flush_cache() override {
-    size_t bytes = std::max<size_t>(2 * info_.l2_bytes, 8u << 20);
+    const size_t bytes = cache_flush_bytes(info_);
     if (!flush_) check(api_.cuMemAlloc(&flush_, bytes), "cuMemAlloc (cache flush buffer)");
     check(api_.cuMemsetD8(flush_, static_cast<unsigned char>(++flush_byte_), bytes), "cuMemsetD8 (cache flush)");
     check(api_.cuCtxSynchronize(), "cuCtxSynchronize after the cache flush");

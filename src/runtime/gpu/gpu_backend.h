@@ -4,6 +4,7 @@
 // (the ICD loader: NVIDIA's OpenCL, PoCL), both loaded at run time, so that ekb builds and runs
 // where neither is present.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -36,7 +37,17 @@ struct DeviceInfo {
   uint64_t total_memory = 0;             // bytes
   uint64_t l2_bytes = 0;                 // last-level cache of the device (OpenCL: global memory cache)
   int compute_units = 0;
+  bool host_cpu = false;                 // an OpenCL device that is this machine's CPU (PoCL)
 };
+
+// The buffer a cache flush writes: twice the device's last-level cache, 8 MiB at least. A device that
+// is the host's CPU reports the CPU's last-level cache, which virtual machines overstate (480 MiB seen,
+// a 1 GiB flush that took seconds under load): 64 MiB at most there, as for the CPU harness; 512 MiB
+// at most on a GPU (an H200's L2 is 60 MiB).
+inline uint64_t cache_flush_bytes(const DeviceInfo& d) {
+  const uint64_t most = d.host_cpu ? uint64_t(64) << 20 : uint64_t(512) << 20;
+  return std::clamp<uint64_t>(2 * d.l2_bytes, uint64_t(8) << 20, most);
+}
 
 // What the compiler says about one compiled kernel (0 where the API does not say).
 struct KernelInfo {

@@ -62,6 +62,7 @@ class OpenClBackend : public GpuBackend {
     info_.total_memory = value<cl_ulong>(CL_DEVICE_GLOBAL_MEM_SIZE);
     info_.l2_bytes = value<cl_ulong>(CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
     info_.compute_units = static_cast<int>(value<cl_uint>(CL_DEVICE_MAX_COMPUTE_UNITS));
+    info_.host_cpu = (value<cl_device_type>(CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
 
     cl_int err = CL_SUCCESS;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform), 0};
@@ -232,7 +233,7 @@ class OpenClBackend : public GpuBackend {
 
   void flush_cache() override {
     if (!scratch_) {
-      scratch_bytes_ = std::max<uint64_t>(2 * info_.l2_bytes, uint64_t(8) << 20);
+      scratch_bytes_ = cache_flush_bytes(info_);
       cl_int err = CL_SUCCESS;
       scratch_ = cl_->clCreateBuffer(context_, CL_MEM_READ_WRITE, scratch_bytes_, nullptr, &err);
       if (err != CL_SUCCESS) {
