@@ -254,8 +254,9 @@ void register_devices(CLI::App& app, Globals&) {
           PeakRates r = peak_rates(*store, d, true);
           detail = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured now)", r.gflops, r.gbps);
         } else if (store) {
-          if (auto p = stored_peak_rates(*store, d))
-            detail = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured {})", p->gflops, p->gbps, p->measured);
+          if (auto p = known_peak_rates(*store, d))
+            detail = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured {}{})", p->gflops, p->gbps, p->measured,
+                                 stored_peak_rates(*store, d) ? "" : ", this machine's cache");
         }
       }
       std::cout << fmt::format("{:<16} {:<6} threads {:<3} budget {:>5} MiB  {}\n{:<16} target: {}\n{:<16} {}\n", d.name,

@@ -115,8 +115,8 @@ PeakRates prepare_device(ResultsStore& store, const DeviceProfile& dev, nlohmann
   } else {
     env["compiler"] = make_default_c_compiler()->name();
     env["isa"] = isa_name(target.isa);
-    if (!stored_peak_rates(store, dev))
-      std::cerr << fmt::format("ekb: measuring this machine's peak rates for device `{}` (once; stored in the results store)...\n",
+    if (!known_peak_rates(store, dev))
+      std::cerr << fmt::format("ekb: measuring this machine's peak rates for device `{}` (once; stored in the results store and this machine's cache)...\n",
                                dev.name);
     peaks = peak_rates(store, dev);
   }

@@ -4,16 +4,24 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "codegen/c_printer.h"
 #include "codegen/dialect.h"
 #include "harness/evaluate.h"
 #include "harness/machine_load.h"
+#include "harness/sqlite_stmt.h"
+#include "interp/reference.h"
 #include "ir/check.h"
 #include "lower/schedule_choice.h"
 #include "suite/figures.h"
 #include "util/source.h"
+#include "util/text_hash.h"
+#include "util/write_file.h"
 
 namespace ekb {
 
@@ -104,6 +112,32 @@ double time_kernel(const std::string& text, const DeviceProfile& dev, Figures* f
   return best;
 }
 
+std::optional<PeakRates> machine_cached_peak_rates(const DeviceProfile& dev) {
+  if (dev.board) return std::nullopt;  // a board's rates are the board's, measured there
+  std::ifstream in(machine_peak_cache_path(dev));
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  auto j = nlohmann::json::parse(text.str(), nullptr, false);
+  // (A file from another machine or method, or damaged: as if absent; measuring writes it anew.)
+  if (!j.is_object() || j.value("machine", "") != machine_id() || j.value("key", "") != peak_store_key(dev)) return std::nullopt;
+  PeakRates r{j.value("gflops", 0.0), j.value("gbps", 0.0), j.value("measured", "")};
+  if (!r.known()) return std::nullopt;
+  return r;
+}
+
+void cache_machine_peak_rates(const DeviceProfile& dev, const PeakRates& r) {
+  if (dev.board) return;
+  nlohmann::json j{{"machine", machine_id()}, {"key", peak_store_key(dev)}, {"gflops", r.gflops}, {"gbps", r.gbps},
+                   {"measured", r.measured}};
+  try {
+    std::filesystem::create_directories(machine_peak_cache_path(dev).parent_path());
+    write_atomically(machine_peak_cache_path(dev), j.dump(2) + "\n");
+  } catch (const std::exception&) {
+    // (A cache that cannot be written only means measuring again next time.)
+  }
+}
+
 }  // namespace
 
 std::string machine_id() {
@@ -149,10 +183,28 @@ PeakRates measure_peak_rates(const DeviceProfile& dev) {
   return r;
 }
 
+// This machine's copy of the rates it measured: one small JSON file per (machine, profile key).
+std::filesystem::path machine_peak_cache_path(const DeviceProfile& dev) {
+  return cache_root() / "peaks" / (text_hash_hex(machine_id() + "\n" + peak_store_key(dev)) + ".json");
+}
+
+std::optional<PeakRates> known_peak_rates(ResultsStore& store, const DeviceProfile& dev) {
+  if (auto p = stored_peak_rates(store, dev)) return p;
+  return machine_cached_peak_rates(dev);
+}
+
 PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev, bool remeasure) {
-  if (auto p = stored_peak_rates(store, dev); p && !remeasure) return *p;
+  if (!remeasure) {
+    if (auto p = stored_peak_rates(store, dev)) return *p;
+    if (auto c = machine_cached_peak_rates(dev)) {
+      store.set_peaks(machine_id(), peak_store_key(dev), c->gflops, c->gbps, c->measured);
+      return *c;
+    }
+  }
   PeakRates r = measure_peak_rates(dev);
-  store.set_peaks(machine_id(), peak_store_key(dev), r.gflops, r.gbps);
+  r.measured = now_utc();
+  store.set_peaks(machine_id(), peak_store_key(dev), r.gflops, r.gbps, r.measured);
+  cache_machine_peak_rates(dev, r);
   return r;
 }
 

@@ -288,9 +288,10 @@ std::optional<std::tuple<double, double, std::string>> ResultsStore::peaks(const
   return std::make_tuple(s.real(0), s.real(1), s.text(2));
 }
 
-void ResultsStore::set_peaks(const std::string& machine, const std::string& device, double gflops, double gbps) {
+void ResultsStore::set_peaks(const std::string& machine, const std::string& device, double gflops, double gbps,
+                             const std::string& measured) {
   Stmt s(db_, "INSERT OR REPLACE INTO peaks (machine, device, gflops, gbps, measured) VALUES (?, ?, ?, ?, ?)");
-  s.bind(1, machine).bind(2, device).bind(3, gflops).bind(4, gbps).bind(5, now_utc());
+  s.bind(1, machine).bind(2, device).bind(3, gflops).bind(4, gbps).bind(5, measured.empty() ? now_utc() : measured);
   s.step();
 }
 

@@ -103,7 +103,9 @@ class ResultsStore {
 
   // Peak rates measured on `machine` for a device profile (peak_rates.h): GFLOP/s, GB/s, when.
   std::optional<std::tuple<double, double, std::string>> peaks(const std::string& machine, const std::string& device);
-  void set_peaks(const std::string& machine, const std::string& device, double gflops, double gbps);
+  // `measured`: when (UTC text); empty: now.
+  void set_peaks(const std::string& machine, const std::string& device, double gflops, double gbps,
+                 const std::string& measured = "");
 
   std::vector<RunInfo> runs();
   std::optional<RunInfo> run(int64_t id);
