@@ -51,40 +51,45 @@ std::vector<std::string> one_way_choices(const Program& p) {
   std::vector<bool> data_tensor(p.tensors.size(), false);
   for (int t : p.inputs) data_tensor[static_cast<size_t>(t)] = true;
   for (const auto& st : p.stages) data_tensor[static_cast<size_t>(st.tensor)] = reads_data(*st.body, data_tensor);
+  // The choices on the inputs' values, per stage; without any, nothing is run (three interpretations
+  // of the whole task saved: most of the suite's tasks have none).
+  std::vector<std::pair<const StageInfo*, const Expr*>> on_data;
+  for (const auto& st : p.stages) {
+    std::vector<const Expr*> choices;
+    collect_choices(*st.body, choices);
+    for (const Expr* e : choices)
+      if (e->fn == Fn::select ? reads_data(*e->args[0], data_tensor) : reads_data(*e, data_tensor)) on_data.push_back({&st, e});
+  }
+  if (on_data.empty()) return {};
   BranchCoverage cov;
   InterpretOptions io;
   io.coverage = &cov;
   for (uint64_t seed = 1; seed <= 3; ++seed) interpret(p, generate_inputs(p, seed), io);
   std::vector<std::string> problems;
-  for (const auto& st : p.stages) {
-    std::vector<const Expr*> choices;
-    collect_choices(*st.body, choices);
-    for (const Expr* e : choices) {
-      bool on_data = e->fn == Fn::select ? reads_data(*e->args[0], data_tensor) : reads_data(*e, data_tensor);
-      if (!on_data) continue;
-      std::array<int64_t, 3> c{0, 0, 0};
-      if (auto it = cov.counts.find(e); it != cov.counts.end()) c = it->second;
-      std::string what = print_expr(*e);
-      if (what.size() > 80) what = what.substr(0, 77) + "...";
-      std::string where = fmt::format("{}:{}:{}", p.source()->name, e->loc.line, e->loc.col);
-      if (c[0] + c[1] + c[2] == 0) {
-        problems.push_back(fmt::format("{}: `{}` in `{}` is never evaluated on the three input sets", where, what, st.name));
-      } else if (e->fn == Fn::select && (c[0] == 0 || c[1] == 0)) {
-        problems.push_back(fmt::format("{}: `{}` in `{}` always takes its {} branch on the three input sets (its "
-                                       "condition is always {}): widen the inputs' ranges so that both happen, or "
-                                       "drop the select", where, what, st.name, c[0] ? "first" : "second",
-                                       c[0] ? "true" : "false"));
-      } else if (e->fn == Fn::clamp && c[0] + c[2] == 0) {
-        problems.push_back(fmt::format("{}: `{}` in `{}` never clamps on the three input sets: make the inputs reach "
-                                       "its bounds, or drop the clamp", where, what, st.name));
-      } else if (e->fn == Fn::clamp && c[1] == 0) {
-        problems.push_back(fmt::format("{}: `{}` in `{}` always clamps on the three input sets (no value lies between "
-                                       "its bounds)", where, what, st.name));
-      } else if (e->fn != Fn::select && e->fn != Fn::clamp && (c[0] == 0 || c[1] == 0)) {
-        problems.push_back(fmt::format("{}: `{}` in `{}` always takes its {} operand on the three input sets: make "
-                                       "the inputs reach both sides, or drop the {}", where, what, st.name,
-                                       c[0] ? "first" : "second", e->fn == Fn::min ? "min" : "max"));
-      }
+  for (const auto& [stage, e] : on_data) {
+    const StageInfo& st = *stage;
+    std::array<int64_t, 3> c{0, 0, 0};
+    if (auto it = cov.counts.find(e); it != cov.counts.end()) c = it->second;
+    std::string what = print_expr(*e);
+    if (what.size() > 80) what = what.substr(0, 77) + "...";
+    std::string where = fmt::format("{}:{}:{}", p.source()->name, e->loc.line, e->loc.col);
+    if (c[0] + c[1] + c[2] == 0) {
+      problems.push_back(fmt::format("{}: `{}` in `{}` is never evaluated on the three input sets", where, what, st.name));
+    } else if (e->fn == Fn::select && (c[0] == 0 || c[1] == 0)) {
+      problems.push_back(fmt::format("{}: `{}` in `{}` always takes its {} branch on the three input sets (its "
+                                     "condition is always {}): widen the inputs' ranges so that both happen, or "
+                                     "drop the select", where, what, st.name, c[0] ? "first" : "second",
+                                     c[0] ? "true" : "false"));
+    } else if (e->fn == Fn::clamp && c[0] + c[2] == 0) {
+      problems.push_back(fmt::format("{}: `{}` in `{}` never clamps on the three input sets: make the inputs reach "
+                                     "its bounds, or drop the clamp", where, what, st.name));
+    } else if (e->fn == Fn::clamp && c[1] == 0) {
+      problems.push_back(fmt::format("{}: `{}` in `{}` always clamps on the three input sets (no value lies between "
+                                     "its bounds)", where, what, st.name));
+    } else if (e->fn != Fn::select && e->fn != Fn::clamp && (c[0] == 0 || c[1] == 0)) {
+      problems.push_back(fmt::format("{}: `{}` in `{}` always takes its {} operand on the three input sets: make "
+                                     "the inputs reach both sides, or drop the {}", where, what, st.name,
+                                     c[0] ? "first" : "second", e->fn == Fn::min ? "min" : "max"));
     }
   }
   return problems;
