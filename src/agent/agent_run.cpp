@@ -53,13 +53,15 @@ struct LlmRun {
 
 }  // namespace
 
-RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& dev, const AgentOptions& o, ResultsStore& store,
+RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& profile, const AgentOptions& o, ResultsStore& store,
                   const nlohmann::json& key, const std::function<void(const TaskOutcome&)>& on_task,
                   const std::function<void(const std::string&, const Step&)>& on_step) {
   if (o.out_dir.empty()) throw std::runtime_error("the agent needs an output directory (--out DIR)");
   fs::create_directories(o.out_dir);
   nlohmann::json env;
-  PeakRates peaks = prepare_device(store, dev, &env);
+  PeakRates peaks = prepare_device(store, profile, &env);
+  // (The baseline, and the start of every search, is the default schedule for this machine and regime.)
+  const DeviceProfile dev = with_parallel_cost(profile, peaks, o.timing);
   env["agent"] = {{"policy", policy_name(o.policy)}, {"budget", o.search.budget}, {"time_limit_s", o.search.time_limit_s}};
   if (o.policy == Policy::llm) {
     if (!o.llm || !o.llm->templates) throw std::logic_error("run_agent: the llm policy needs its setup");
@@ -69,7 +71,7 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& de
                   {"max_tokens", o.llm->endpoint.max_tokens},
                   {"budget", {{"requests", o.llm->budget.requests}, {"tokens", o.llm->budget.tokens}, {"cost", o.llm->budget.cost}}}};
   }
-  env["timing"] = timing_name(o.timing);
+  record_timing(env, o.timing);
   RunInfo run = store.open_run(keyed_by_timing(key, o.timing).dump(), backend_name(dev.backend), dev.name, env);
   EvalOptions full = eval_options(dev, peaks, o.timing, &env), eo = search_eval_options(full);
   Target target = dev.target();

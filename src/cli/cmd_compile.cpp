@@ -8,6 +8,7 @@
 
 #include "cli/candidate_source.h"
 #include "cli/commands.h"
+#include "harness/peak_rates.h"
 #include "runtime/cpu/c_compiler.h"
 #include "lower/schedule_choice.h"
 #include "harness/device_profiles.h"
@@ -40,8 +41,12 @@ void register_compile(CLI::App& app, Globals& g) {
   cmd->callback([o, &g] {
     std::unique_ptr<Suite> suite;
     std::string text;
-    Target target = o->device.empty() ? default_target(parse_backend(o->backend.empty() ? "cpu" : o->backend))
-                                      : device_for(o->device, o->backend).target();
+    // (A CPU's default schedule weighs parallel loops at this machine's measured cost of a region in
+    // the default timing regime, as a run on the profile does: harness/peak_rates.h.)
+    Backend backend = parse_backend(o->backend.empty() ? "cpu" : o->backend);
+    Target target = o->device.empty() && backend != Backend::cpu
+                        ? default_target(backend)
+                        : with_known_parallel_cost(nullptr, device_for(o->device.empty() ? "host" : o->device, o->backend), Timing::cold).target();
     if (o->emit == "schedule") {
       if (is_raw_source(o->target)) throw std::runtime_error("a raw source has no schedule sections");
       LoadedProgram lp = load_file_or_task(o->target, g, suite);

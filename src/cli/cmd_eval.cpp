@@ -21,6 +21,21 @@
 
 namespace ekb::cli {
 
+namespace {
+
+// The figures beyond the peaks: reading from memory, one thread's rates, what a parallel region costs.
+std::string rates_detail(const PeakRates& r, const DeviceProfile& d) {
+  std::string s = fmt::format("\n{:<16} reading {:.1f} GB/s (one thread {:.1f}); one thread {:.1f} GFLOP/s", "", r.read_gbps,
+                              r.thread_read_gbps, r.thread_gflops);
+  if (d.threads > 1)
+    s += fmt::format("; a parallel region costs {:.1f} us cold, {:.1f} us warm, {:.1f} us cold-asleep", r.region_us_cold,
+                     r.region_us_warm, r.region_us_asleep);
+  return s;
+}
+
+}  // namespace
+
+
 std::string default_db() {
   const char* env = std::getenv("EKB_DB");
   return env && *env ? env : "ekb_results.db";
@@ -252,11 +267,11 @@ void register_devices(CLI::App& app, Globals&) {
         if (store && o->measure) {
           std::cerr << fmt::format("ekb: measuring the peak rates of `{}`...\n", d.name);
           PeakRates r = peak_rates(*store, d, true);
-          detail = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured now)", r.gflops, r.gbps);
+          detail = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured now){}", r.gflops, r.gbps, rates_detail(r, d));
         } else if (store) {
           if (auto p = known_peak_rates(*store, d))
-            detail = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured {}{})", p->gflops, p->gbps, p->measured,
-                                 stored_peak_rates(*store, d) ? "" : ", this machine's cache");
+            detail = fmt::format("{:.1f} GFLOP/s, {:.1f} GB/s (measured {}{}){}", p->gflops, p->gbps, p->measured,
+                                 stored_peak_rates(*store, d) ? "" : ", this machine's cache", rates_detail(*p, d));
         }
       }
       std::cout << fmt::format("{:<16} {:<6} threads {:<3} budget {:>5} MiB  {}\n{:<16} target: {}\n{:<16} {}\n", d.name,

@@ -6,6 +6,7 @@
 
 #include "cli/candidate_source.h"
 #include "cli/commands.h"
+#include "harness/peak_rates.h"
 #include "io/export.h"
 #include "lower/schedule_choice.h"
 
@@ -57,7 +58,7 @@ void register_export(CLI::App& app, Globals& g) {
       throw std::runtime_error(fmt::format("{}: a raw submission is already its own source; export takes an .ekb program or a "
                                            "task (`ekb show TASK --abi B` prints the raw ABI)",
                                            o->target));
-    DeviceProfile profile = device_for(o->device, o->backend);
+    DeviceProfile profile = with_known_parallel_cost(nullptr, device_for(o->device, o->backend), Timing::cold);
     Target target = profile.target();
     if (!o->isa.empty()) {
       if (target.backend != Backend::cpu)

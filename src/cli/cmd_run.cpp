@@ -13,6 +13,7 @@
 #include "cli/candidate_source.h"
 #include "agent/main_job.h"
 #include "cli/commands.h"
+#include "harness/peak_rates.h"
 #include "cli/eval_report.h"
 #include "eval/report.h"
 #include "codegen/c_printer.h"
@@ -132,7 +133,7 @@ void register_run(CLI::App& app, Globals& g) {
     std::unique_ptr<Suite> suite;
     bool gpu = dev.is_gpu();
     int threads = o->threads > 0 ? o->threads : gpu || dev.board ? dev.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    Target target = dev.target();
+    Target target = with_known_parallel_cost(nullptr, dev, Timing::cold).target();
     if (!gpu) target.threads = threads;
     CliSource cand = build_cli_source(o->target, o->task, target, o->schedule, g, suite);
     const Program& p = *cand.program;

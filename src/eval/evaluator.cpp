@@ -31,11 +31,6 @@ void quick_timing(EvalOptions& o) {
   o.noisy_max_wall_seconds = o.max_wall_seconds;
 }
 
-nlohmann::json keyed_by_timing(nlohmann::json key, Timing timing) {
-  if (timing != Timing::cold) key["timing"] = timing_name(timing);
-  return key;
-}
-
 namespace {
 
 Evaluation evaluate_against(const Task& task, const CandidateSource& c, const std::string& baseline, const EvalOptions& o) {

@@ -24,10 +24,6 @@ EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks, Timin
 // measurement (`ekb eval --quick`, the suite's verification).
 void quick_timing(EvalOptions& o);
 
-// A run's key (its canonical arguments) with the timing regime in it where it is not the default
-// (so that keys of cold runs stay what they were): a warm run never resumes a cold one.
-nlohmann::json keyed_by_timing(nlohmann::json key, Timing timing);
-
 // A submission built for a device profile's target: the translation units both sides will compile,
 // or why the candidate cannot run, and their hash (AttemptRecord::build_hash).
 struct BuiltSubmission {

@@ -50,10 +50,7 @@ nlohmann::json metrics_json(const Metrics& m) {
           {"failures", m.failures}};
 }
 
-Timing timing_of(const RunInfo& run) {
-  auto it = run.env.find("timing");
-  return it != run.env.end() && it->is_string() ? find_timing(it->get<std::string>()).value_or(Timing::cold) : Timing::cold;
-}
+Timing timing_of(const RunInfo& run) { return timing_of_environment(run.env); }
 
 bool emulated_times(const RunInfo& run) { return run.env.is_object() && run.env.value("emulated", false); }
 

@@ -19,6 +19,10 @@ namespace ekb {
 // `environment` receives the snapshot stored with the run (CPU model, compiler, device, commit).
 PeakRates prepare_device(ResultsStore& store, const DeviceProfile& dev, nlohmann::json* environment);
 
+// `dev` with the cost of a parallel region in `timing` and one thread's rates from `peaks` (CPU; a
+// GPU profile as it is): what the baseline's default schedule is built for in a run.
+DeviceProfile with_parallel_cost(DeviceProfile dev, const PeakRates& peaks, Timing timing);
+
 // Evaluates every submission not yet stored under `key` in `store`, in order, with progress on
 // stderr, timed in `timing` (stored with the run, and part of its key); returns the run (finished).
 // `quick`: a verification (the suite's default schedules on a device): every check as always, the

@@ -63,6 +63,7 @@ Target DeviceProfile::target() const {
              : board    ? board_target(*board, threads)
                         : host_cpu_target(threads);
   t.profile = name;
+  if (parallel_cost) t.parallel_cost = *parallel_cost;
   if (gpu.multiprocessors > 0) t.multiprocessors = gpu.multiprocessors;
   if (gpu.shared_memory_per_multiprocessor > 0) t.shared_memory_per_multiprocessor = static_cast<int64_t>(gpu.shared_memory_per_multiprocessor);
   if (gpu.bandwidth_gbs > 0) t.bandwidth_gbs = gpu.bandwidth_gbs;

@@ -35,6 +35,9 @@ struct DeviceProfile {
   // A board attached as a remote device (a profile file: remote/board_profile.h): its kernels are
   // cross-compiled here and run there (CPU only).
   std::optional<Board> board;
+  // CPU: what a parallel region costs here in the run's timing regime, and one thread's rates
+  // (measured with the peak rates: harness/peak_rates.h), for the default schedule; unset: defaults.
+  std::optional<ParallelCost> parallel_cost;
   bool is_gpu() const { return ekb::is_gpu(backend); }
   bool is_board() const { return board.has_value(); }
   // What lowering and code generation are given: the host CPU's ISA, caches and the profile's

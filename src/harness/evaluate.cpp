@@ -39,12 +39,12 @@ constexpr int kWarmupRounds = 3;
 constexpr double kRooflineSlack = 0.75;
 // While the interval is too wide, it is computed again every this many rounds.
 constexpr int kIntervalEvery = 16;
-// Warm timing on the CPU: idle OpenMP threads spin this long after a call (then sleep: between two
-// sides' turns the harness waits that long and a little more, so that the two never compete). A
-// side's turn starts with untimed calls for kWarmupMs (measured: a depthwise 3x3 over 9.6 MB took
-// about 10 ms of calls after the other side's turn to reach the time it keeps back to back, 0.18 ms,
-// from 0.59 ms), then about kWarmTurnMs of timed calls, at most kWarmMaxCalls.
-constexpr int kWarmSpinUs = 1000;
+// Regimes with awake threads (cold, warm) on the CPU: idle OpenMP threads spin idle_spin_us() after
+// a call (then sleep: between two sides' turns the harness waits that long and a little more, so
+// that the two never compete). A warm side's turn starts with untimed calls for kWarmupMs
+// (measured: a depthwise 3x3 over 9.6 MB took about 10 ms of calls after the other side's turn to
+// reach the time it keeps back to back, 0.18 ms, from 0.59 ms), then about kWarmTurnMs of timed
+// calls, at most kWarmMaxCalls.
 constexpr double kWarmupMs = 10.0;
 constexpr double kWarmTurnMs = 2.0;
 constexpr int kWarmMaxCalls = 64;
@@ -110,8 +110,8 @@ struct Side {
   bool prepare(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o, const std::vector<int>& cpus) {
     gpu = o.gpu.has_value();
     how = WorkerStart{src, cplusplus, o.threads, cpus, o.memory_budget, o.cpu_seconds, flush_size(o), gpu ? &*o.gpu : nullptr,
-                      o.backend, o.profile, o.timing == Timing::warm ? kWarmSpinUs : 0, o.board ? &*o.board : nullptr,
-                      o.timing == Timing::cold};
+                      o.backend, o.profile, idle_spin_us(o.timing), o.board ? &*o.board : nullptr,
+                      timing_info(o.timing).flush};
     StartedWorker s = prepare_worker(p, *buf, how);
     w = std::move(s.worker);
     compile_ms = s.compiled.value("compile_ms", 0.0);
@@ -135,10 +135,21 @@ struct Side {
   }
   // One call on `slot`: inputs written and outputs poisoned first; false (and `failure`) when it failed.
   // `locate` (a checking call, untimed): a GPU worker waits for each launch and names the one that fails.
+  // `flush_first` (cold on the CPU): after the inputs are written, the worker's own threads flush the
+  // caches in a request of their own, just before the timed one, so that the call finds them awake
+  // (they spin far longer than the message takes; timing_regime.h). The timed request is then the
+  // kernel's alone, as in every regime (the clock check compares the time outside it).
   bool call(int slot, const std::vector<HostBuffer>& inputs, unsigned char poison, const EvalOptions& o, double* wall_ms,
-            bool locate = false) {
+            bool locate = false, bool flush_first = false) {
     buf->write_inputs(slot, inputs);
     buf->poison_outputs(slot, poison);
+    if (flush_first) {
+      Reply f = request({{"op", "flush"}, {"threads", o.threads}}, o.call_timeout_ms);
+      if (!f.ok()) {
+        failure = f;
+        return false;
+      }
+    }
     Reply r;
     return run({{"op", "run"}, {"set", slot}, {"threads", o.threads}, {"calls", 1}, {"locate", locate}}, o.call_timeout_ms, wall_ms, r);
   }
@@ -183,13 +194,18 @@ struct Side {
     // Then a quiet spell, the same after every turn: its idle threads spin a while yet (they must be
     // asleep before the other side's turn), and the CPU the worker uses meanwhile is what it did
     // after answering (background_work).
-    std::this_thread::sleep_until(answered_at + std::chrono::microseconds(kWarmSpinUs + 200));
+    quiet_spell(o);
+    return true;
+  }
+  // After a turn whose threads stay awake: they spin a while yet, and must be asleep before the other
+  // side's turn; the CPU the worker uses meanwhile is what it did after answering (background_work).
+  void quiet_spell(const EvalOptions& o) {
+    std::this_thread::sleep_until(answered_at + std::chrono::microseconds(idle_spin_us(o.timing) + 200));
     if (cpu_at_answer >= 0) {
       after_call_cpu.push_back(std::max(0.0, w->cpu_seconds() - cpu_at_answer));
       after_call_gap.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - answered_at).count());
       cpu_at_answer = -1;
     }
-    return true;
   }
   // A run request and the checks every call gets: `kernel_ms` the worker's time of the request's
   // calls, which the harness's clock around the request must contain. The time outside the worker's
@@ -294,9 +310,10 @@ bool over_budget(Evaluation& e, const Side& cand, const EvalOptions& o) {
 // answer is seen (tens of microseconds on a virtual machine); the baseline's worker, the same
 // program, measures that. The medians per call are compared: the candidate's may exceed the
 // baseline's by 20 us or half the baseline's call time, whichever is more.
-// Timed warm, idle OpenMP threads spin after a turn by design: each is charged only what exceeds
-// what they may spin (every thread but the one that answers, for the gap until the next request or
-// the spin time, whichever is shorter), the candidate's as the baseline's.
+// In a regime with awake threads (cold, warm), idle OpenMP threads spin after a turn by design: each
+// is charged only what exceeds what they may spin (every thread but the one that answers, for the
+// gap until the next request or the spin time, whichever is shorter), the candidate's as the
+// baseline's.
 // GPU profiles (CUDA, OpenCL, PoCL included) are not judged here: a GPU candidate is device code
 // only (no host code compiles through NVRTC or an OpenCL compiler), and the GPU worker waits for the
 // device (cuCtxSynchronize, clFinish) before it answers, so nothing of the candidate runs after the
@@ -308,7 +325,9 @@ bool over_budget(Evaluation& e, const Side& cand, const EvalOptions& o) {
 // under qemu-riscv64), and those times are not meaningful anyway.
 bool background_work(Evaluation& e, Side& cand, Side& base, const EvalOptions& o) {
   if (cand.gpu || o.timing_not_meaningful()) return false;
-  double spin_s = o.timing == Timing::warm && !cand.gpu ? kWarmSpinUs * 1e-6 : 0;
+  // (libomp's threads spin a little past their block time: measured up to 3% more on the 2-core VM,
+  // and a parallel kernel's spin starts after a serial one's, whose threads the flush woke.)
+  double spin_s = idle_spin_us(o.timing) * 1e-6 * 1.1;
   auto beyond_spin = [&](const Side& s) {
     std::vector<double> v;
     for (size_t i = 0; i < s.after_call_cpu.size() && i < s.after_call_gap.size(); ++i)
@@ -393,6 +412,9 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
   // Warm on a GPU: one call per round as cold, without the flush of the device's cache (a call's time
   // is the device's alone, whatever the host did before it).
   const bool warm = o.timing == Timing::warm, bursts = warm && !o.gpu;
+  // Cold with awake threads on the CPU: the flush is the timed request's first part, done by the
+  // kernel's own threads (they are awake when the call starts), then a quiet spell after the turn.
+  const bool flush_in_call = !o.gpu && timing_info(o.timing).flush && timing_info(o.timing).threads == IdleThreads::awake;
   Side cand, base;
   cand.buf = std::make_unique<SharedBuffers>(p, 2, bursts);
   base.buf = std::make_unique<SharedBuffers>(p, 2, bursts);
@@ -469,8 +491,10 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
       Side& s = cand_turn ? cand : base;
       double ms = 0, seconds = 0;
       s.timing = r >= kWarmupRounds;
-      bool ok = bursts ? s.warm_turn(slot, in, reserve, seed, calls, poison, turn_timeout_ms, o, &ms, &seconds)
-                       : (warm || s.flush(o)) && s.call(slot, in, poison, o, &ms);
+      bool ok = bursts          ? s.warm_turn(slot, in, reserve, seed, calls, poison, turn_timeout_ms, o, &ms, &seconds)
+                : flush_in_call ? s.call(slot, in, poison, o, &ms, false, true)
+                                : (warm || s.flush(o)) && s.call(slot, in, poison, o, &ms);
+      if (ok && flush_in_call) s.quiet_spell(o);
       if (!bursts) seconds = ms / 1000.0;
       if (!ok) {
         if (!cand_turn && base.failure.outcome == Outcome::unavailable) return fail(e, Outcome::unavailable, base.failure.message);

@@ -32,14 +32,31 @@ LoadedKernel kernel_from_module(std::unique_ptr<CompiledModule> m);
 
 // The source of the warm-up kernel: it starts the OpenMP runtime's threads before the sandbox
 // (the runtime reads /proc and /sys the first time); the kernel's parallel loops then reuse them.
-// Built by the same compiler as the kernel, so that it starts the same runtime's threads.
+// Built by the same compiler as the kernel, so that it starts the same runtime's threads. Called
+// with arguments (the flush buffer, its size, a sink), it flushes the caches with those threads:
+// each reads its share of the buffer (every core's private caches are flushed, not only the
+// caller's), and the team is awake when it returns (the cold regime, timing_regime.h). (No
+// reduction clause: GCC's atomics for it would bring libgcc's initializer into a board's object,
+// which elf_check refuses.)
 inline constexpr const char* kWarmUpSource = R"(
 void ekb_warm_threads(int n) {
   volatile int sink = 0;
   #pragma omp parallel num_threads(n)
   { sink = 1; }
 }
-void ekb_entry(void* const* args, int n) { (void)args; ekb_warm_threads(n); }
+static void ekb_flush(const volatile unsigned char* p, unsigned long bytes, unsigned* sinks, int n) {
+  unsigned long per = bytes / 64 / (unsigned long)n;
+  #pragma omp parallel for num_threads(n) schedule(static)
+  for (int t = 0; t < n; ++t) {
+    unsigned sum = 0;
+    for (unsigned long i = (unsigned long)t * per; i < (unsigned long)(t + 1) * per; ++i) sum += p[i * 64];
+    sinks[t] = sum;
+  }
+}
+void ekb_entry(void* const* args, int n) {
+  if (!args) ekb_warm_threads(n);
+  else ekb_flush((const volatile unsigned char*)args[0], *(const unsigned long*)args[1], (unsigned*)args[2], n);
+}
 )";
 
 class KernelWorker {
@@ -81,6 +98,8 @@ class KernelWorker {
   nlohmann::json sandbox(const nlohmann::json& m);
   nlohmann::json run(const nlohmann::json& m);
   nlohmann::json flush_caches();
+  // The flush done by the kernel's threads (the warm-up kernel's), which it leaves awake.
+  void flush_with_threads(int threads);
   void renew(std::vector<void*>& args, std::mt19937_64& rng, unsigned char poison);
 
   unsigned char* shared_ = nullptr;

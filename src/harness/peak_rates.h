@@ -1,26 +1,51 @@
-// The peak rates a device profile is held to, measured on this machine (never typed in) and stored
-// in the results store: arithmetic (GFLOP/s) from a 512^3 SGEMM with a register tile fitted to the
-// CPU's ISA (on a profile of several threads, at least its one-thread rate times the threads: a
-// small SGEMM scales less than linearly, a large one nearly so), memory bandwidth (GB/s) from a streaming kernel over 32 MiB in and 32 MiB out, both
-// ekb kernels run through the harness like any candidate; refused on a busy machine (other
-// processes' load, before and after).
-// With them every task has a roofline bound, max(flops / peak, bytes / bandwidth): a candidate
-// measured well below it cannot be real, and its result is marked invalid rather than fast.
+// The rates a device profile is measured at on this machine (never typed in), stored in the results
+// store and this machine's cache, all with ekb kernels run through the harness like any candidate,
+// refused on a busy machine (other processes' load, before and after):
+//  - arithmetic (GFLOP/s) from a 512^3 SGEMM with a register tile fitted to the CPU's ISA (on a
+//    profile of several threads, at least its one-thread rate times the threads: a small SGEMM
+//    scales less than linearly, a large one nearly so), and its one-thread rate;
+//  - copy bandwidth (GB/s) from a streaming kernel over 32 MiB in and 32 MiB out;
+//  - read bandwidth (GB/s) from a sum over 32 MiB, caches flushed, on all threads and on one: the
+//    fastest is the bandwidth a proof that a time is impossible may use (evaluate.cpp), an upper
+//    bound kept as the best of every measurement made on the machine;
+//  - what a parallel region costs in each timing regime (a tiny kernel with and without a parallel
+//    loop, side by side): what the default schedule weighs a parallel loop against
+//    (target.h's ParallelCost, schedule/default_schedule.h).
 #pragma once
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <optional>
 #include <string>
 
 #include "harness/device_profiles.h"
 #include "harness/results_store.h"
+#include "harness/timing_regime.h"
 
 namespace ekb {
 
 struct PeakRates {
   double gflops = 0, gbps = 0;
   std::string measured;  // when (UTC)
+  double read_gbps = 0;         // reading from memory, caches flushed: all threads or one, the faster
+  double thread_read_gbps = 0;  // one thread reading from memory
+  double thread_gflops = 0;     // the SGEMM on one thread
+  // A parallel region's cost (microseconds, beyond its work) in each regime: cold (threads awake
+  // after the flush), warm, cold-asleep (threads woken for each region). 0: one thread, or unmeasured.
+  double region_us_cold = 0, region_us_warm = 0, region_us_asleep = 0;
   bool known() const { return gflops > 0 && gbps > 0; }
+  // The figures beyond gflops and gbps, as stored (peaks.figures); read back by with_figures.
+  nlohmann::json figures() const;
+  void with_figures(const nlohmann::json& j);
 };
+
+// What the default schedule weighs parallel loops with, in regime `t`: these rates where measured,
+// else ParallelCost's defaults (a region asleep costs 150 us by default).
+ParallelCost parallel_cost(const PeakRates& r, Timing t);
+// `dev` with the parallel cost of regime `t` from the rates known for it (stored or in this
+// machine's cache; nothing is measured): what `ekb compile` and other commands that time nothing
+// lower the default schedule with.
+DeviceProfile with_known_parallel_cost(ResultsStore* store, DeviceProfile dev, Timing t);
 
 // The stored rates for (this machine, `dev`), measuring and storing them first when missing (or
 // when `remeasure`: measure on a quiet machine; `ekb devices --measure` does). Rates measured here

@@ -22,7 +22,9 @@ namespace {
 // llm_requests (what was sent to a language model and what came back, results_store_llm.cpp); 8:
 // attempts.suite_version, task_hash and agent_steps.task_hash (the version of the task a result is on);
 // 9: attempts.build_hash (the code both sides ran, as ekb built it); 10: attempts.board (where an
-// attempt ran when on a board: the board, whether emulated, whether its worker was sandboxed)
+// attempt ran when on a board: the board, whether emulated, whether its worker was sandboxed);
+// 11: attempts.notes (what the harness noticed about an attempt without failing it, as JSON) and
+// peaks.figures (the rest of a machine's measured figures, as JSON: peak_rates.h)
 constexpr int kSchemaVersion = kResultsStoreSchema;
 
 }  // namespace
@@ -183,9 +185,17 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
       exec("ALTER TABLE attempts ADD COLUMN board TEXT");
       exec("PRAGMA user_version=10");
       exec("COMMIT");
+      version = 10;
     }
-    exec("CREATE TABLE IF NOT EXISTS peaks (machine TEXT NOT NULL, device TEXT NOT NULL, gflops REAL NOT NULL, "
-         "gbps REAL NOT NULL, measured TEXT NOT NULL, PRIMARY KEY (machine, device))");
+    if (version == 10) {  // attempts stored before carry no notes (NULL); peaks measured before, no figures
+      exec("BEGIN");
+      exec("ALTER TABLE attempts ADD COLUMN notes TEXT");
+      exec("CREATE TABLE IF NOT EXISTS peaks (machine TEXT NOT NULL, device TEXT NOT NULL, gflops REAL NOT NULL, "
+           "gbps REAL NOT NULL, measured TEXT NOT NULL, PRIMARY KEY (machine, device))");
+      exec("ALTER TABLE peaks ADD COLUMN figures TEXT NOT NULL DEFAULT '{}'");
+      exec("PRAGMA user_version=11");
+      exec("COMMIT");
+    }
   } catch (const std::exception& e) {
     sqlite3_close(db_);
     db_ = nullptr;
@@ -281,17 +291,17 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
   s.step();  // a single statement is its own transaction
 }
 
-std::optional<std::tuple<double, double, std::string>> ResultsStore::peaks(const std::string& machine, const std::string& device) {
-  Stmt s(db_, "SELECT gflops, gbps, measured FROM peaks WHERE machine = ? AND device = ?");
+std::optional<StoredPeaks> ResultsStore::peaks(const std::string& machine, const std::string& device) {
+  Stmt s(db_, "SELECT gflops, gbps, measured, figures FROM peaks WHERE machine = ? AND device = ?");
   s.bind(1, machine).bind(2, device);
   if (!s.step()) return std::nullopt;
-  return std::make_tuple(s.real(0), s.real(1), s.text(2));
+  return StoredPeaks{s.real(0), s.real(1), s.text(2), s.text(3)};
 }
 
-void ResultsStore::set_peaks(const std::string& machine, const std::string& device, double gflops, double gbps,
-                             const std::string& measured) {
-  Stmt s(db_, "INSERT OR REPLACE INTO peaks (machine, device, gflops, gbps, measured) VALUES (?, ?, ?, ?, ?)");
-  s.bind(1, machine).bind(2, device).bind(3, gflops).bind(4, gbps).bind(5, measured.empty() ? now_utc() : measured);
+void ResultsStore::set_peaks(const std::string& machine, const std::string& device, const StoredPeaks& p) {
+  Stmt s(db_, "INSERT OR REPLACE INTO peaks (machine, device, gflops, gbps, measured, figures) VALUES (?, ?, ?, ?, ?, ?)");
+  s.bind(1, machine).bind(2, device).bind(3, p.gflops).bind(4, p.gbps).bind(5, p.measured.empty() ? now_utc() : p.measured);
+  s.bind(6, p.figures.empty() ? std::string("{}") : p.figures);
   s.step();
 }
 

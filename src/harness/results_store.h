@@ -19,7 +19,7 @@ namespace ekb {
 
 // The version of the store's schema this ekb writes (PRAGMA user_version; results_store.cpp lists
 // what each version added). Opening an older store upgrades it in place; a newer one is refused.
-inline constexpr int kResultsStoreSchema = 10;
+inline constexpr int kResultsStoreSchema = 11;
 
 struct AttemptRecord {
   std::string task;
@@ -69,6 +69,13 @@ struct LlmSpend {
   double cost = 0;
 };
 
+// A machine's measured rates for a device profile as stored: GFLOP/s, GB/s, when (UTC text; empty
+// when setting: now), and the other figures as a JSON object (peak_rates.h reads them).
+struct StoredPeaks {
+  double gflops = 0, gbps = 0;
+  std::string measured, figures = "{}";
+};
+
 struct RunInfo {
   int64_t id = 0;
   std::string created, key, backend, device;
@@ -101,11 +108,9 @@ class ResultsStore {
   std::optional<Outcome> attempt_outcome(int64_t run, const std::string& task, int sample);
   void add_attempt(int64_t run, const AttemptRecord& a);  // one transaction
 
-  // Peak rates measured on `machine` for a device profile (peak_rates.h): GFLOP/s, GB/s, when.
-  std::optional<std::tuple<double, double, std::string>> peaks(const std::string& machine, const std::string& device);
-  // `measured`: when (UTC text); empty: now.
-  void set_peaks(const std::string& machine, const std::string& device, double gflops, double gbps,
-                 const std::string& measured = "");
+  // Peak rates measured on `machine` for a device profile (peak_rates.h).
+  std::optional<StoredPeaks> peaks(const std::string& machine, const std::string& device);
+  void set_peaks(const std::string& machine, const std::string& device, const StoredPeaks& p);
 
   std::vector<RunInfo> runs();
   std::optional<RunInfo> run(int64_t id);

@@ -21,6 +21,18 @@ const char* isa_name(Isa isa);
 // The ISA named `name` (isa_name's spellings); nullopt for another name.
 std::optional<Isa> isa_from_name(const std::string& name);
 
+// What the default schedule weighs a parallel loop nest with (schedule/default_schedule.h): what
+// starting a parallel region costs in the timing regime the kernel is measured in, and how fast one
+// thread streams and computes. Measured on the machine with its peak rates (harness/peak_rates.h,
+// `ekb devices`); without a measurement, these defaults (a region with awake threads on a 2-core VM
+// measured 4 us cold and 1.5 us warm; asleep threads cost 0.15 ms).
+struct ParallelCost {
+  double region_us = 5;       // one parallel region started and joined, beyond its work
+  double thread_gbps = 10;    // one thread reading from memory
+  double thread_gflops = 25;  // one thread's arithmetic in vectorized loop code (not a tuned SGEMM's peak)
+  bool measured = false;      // from this machine's measurement (else the defaults above)
+};
+
 struct Target {
   Backend backend = Backend::cpu;
   std::string profile;  // the device profile it comes from, for messages ("" when none)
@@ -33,6 +45,7 @@ struct Target {
   bool fma = false;
   int threads = 1;
   int64_t l1_bytes = 32 << 10, l2_bytes = 512 << 10, l3_bytes = 8 << 20;  // per core (L1, L2) and shared (L3)
+  ParallelCost parallel_cost;
 
   // GPU: what one block (work-group) may use, the profile's limit or the API's guarantee.
   int64_t max_threads_per_block = 1024;

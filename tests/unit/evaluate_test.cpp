@@ -5,6 +5,8 @@
 // regimes (cold, and warm: calls back to back inside the worker, timing_regime.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 
 #include "harness/evaluate.h"
@@ -245,8 +247,12 @@ TEST_P(EvaluateInEachRegime, TheTimeOutsideTheKernelIsMeasuredAndNotCounted) {
   EXPECT_GT(e.baseline_outside_ms, 0.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Regimes, EvaluateInEachRegime, ::testing::Values(Timing::cold, Timing::warm),
-                         [](const auto& info) { return std::string(timing_name(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Regimes, EvaluateInEachRegime, ::testing::Values(Timing::cold, Timing::cold_asleep, Timing::warm),
+                         [](const auto& info) {
+                           std::string n = timing_name(info.param);
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace ekb

@@ -30,7 +30,7 @@ TEST(PeakRates, PeaksStoredByTheOldMethodAreNotTrusted) {
   ResultsStore store(path);
   DeviceProfile host = find_device("host");
   EXPECT_FALSE(stored_peak_rates(store, host).has_value());
-  store.set_peaks(machine_id(), host.name, 94.6, 13.8);  // as the old method stored them: under the profile's name
+  store.set_peaks(machine_id(), host.name, StoredPeaks{94.6, 13.8});  // as the old method stored them: under the profile's name
   EXPECT_NE(peak_store_key(host), host.name);
   EXPECT_FALSE(stored_peak_rates(store, host).has_value()) << "old peaks would make an honest 2-thread SGEMM invalid";
   std::filesystem::remove(path);
@@ -40,7 +40,7 @@ TEST(PeakRates, PeaksOfOneProfileAreNotAnothers) {
   std::string path = store_path();
   ResultsStore store(path);
   DeviceProfile host = find_device("host"), one = find_device("edge-1core");
-  store.set_peaks(machine_id(), peak_store_key(host), 159.0, 13.8);  // as peak_rates() stores them
+  store.set_peaks(machine_id(), peak_store_key(host), StoredPeaks{159.0, 13.8});  // as peak_rates() stores them
   auto p = stored_peak_rates(store, host);
   ASSERT_TRUE(p.has_value());
   EXPECT_DOUBLE_EQ(p->gflops, 159.0);

@@ -120,7 +120,7 @@ TEST(SlurmJob, SubmitsTheArrayThenTheMergeJobDependingOnIt) {
   fs::create_directories(dir);
   {
     ResultsStore seed((dir / "seed.db").string());
-    seed.set_peaks("this machine", "host#2", 100, 10);
+    seed.set_peaks("this machine", "host#2", StoredPeaks{100, 10});
   }
   SlurmJob j = job_in((dir / "run").string());
   j.seed = (dir / "seed.db").string();

@@ -329,7 +329,7 @@ TEST(StoreMerge, RunsWithoutShardsAndPeaksAreKeptAsTheyWere) {
     RunInfo r = s.open_run(eval_key(), "cpu", "host", env_on("a"));
     s.add_attempt(r.id, attempt("t1", 0, Outcome::ok, 3.0));
     s.finish_run(r.id);
-    s.set_peaks("machine", "host#2", 100, 10);
+    s.set_peaks("machine", "host#2", StoredPeaks{100, 10});
   }
   fs::copy_file(d / "a.db", d / "b.db");
   sql(d / "b.db", "UPDATE peaks SET gflops = 120, measured = '2999-01-01T00:00:00Z'");
@@ -345,7 +345,7 @@ TEST(StoreMerge, RunsWithoutShardsAndPeaksAreKeptAsTheyWere) {
   EXPECT_EQ(r.env, env_on("a")) << "a run without shards keeps its environment as it was";
   auto p = out.peaks("machine", "host#2");
   ASSERT_TRUE(p);
-  EXPECT_EQ(std::get<0>(*p), 120.0);
+  EXPECT_EQ(p->gflops, 120.0);
 }
 
 }  // namespace

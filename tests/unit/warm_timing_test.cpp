@@ -50,15 +50,32 @@ TEST(TimingRegime, NamesRoundTripAndUnknownOnesAreRefusedNamingTheKnown) {
     parse_timing("tepid");
     FAIL() << "no error";
   } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find("cold, warm"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cold, cold-asleep, warm"), std::string::npos) << e.what();
   }
 }
 
-TEST(TimingRegime, AWarmRunsKeyDiffersFromAColdOnesAndAColdKeyStaysAsItWas) {
+TEST(TimingRegime, EachRegimesKeyDiffersAndAColdAsleepKeyStaysAsColdKeysWereBeforeThreadsWereNamed) {
   nlohmann::json key = {{"command", "eval"}, {"dir", "/x"}};
-  EXPECT_EQ(keyed_by_timing(key, Timing::cold), key);
+  EXPECT_EQ(keyed_by_timing(key, Timing::cold_asleep), key) << "a run stored before (threads asleep) resumes as what it is";
+  EXPECT_NE(keyed_by_timing(key, Timing::cold), key) << "a cold run with awake threads never resumes one with sleeping threads";
   EXPECT_NE(keyed_by_timing(key, Timing::warm), key);
+  EXPECT_NE(keyed_by_timing(key, Timing::warm), keyed_by_timing(key, Timing::cold));
   EXPECT_EQ(keyed_by_timing(key, Timing::warm).value("timing", ""), "warm");
+}
+
+TEST(TimingRegime, AStoredRunsEnvironmentNamesItsRegimeAndOldColdRunsAreColdAsleep) {
+  for (const auto& t : timing_table()) {
+    nlohmann::json env = nlohmann::json::object();
+    record_timing(env, t.timing);
+    EXPECT_EQ(timing_of_environment(env), t.timing) << t.name;
+  }
+  EXPECT_EQ(timing_of_environment({{"timing", "cold"}}), Timing::cold_asleep) << "stored before threads were named: they slept";
+  EXPECT_EQ(timing_of_environment(nlohmann::json::object()), Timing::cold_asleep) << "stored before regimes existed";
+  EXPECT_EQ(timing_of_environment({{"timing", "warm"}}), Timing::warm);
+  EXPECT_EQ(idle_spin_us(Timing::cold_asleep), 0);
+  EXPECT_GT(idle_spin_us(Timing::cold), 0);
+  EXPECT_TRUE(timing_info(Timing::cold).flush);
+  EXPECT_FALSE(timing_info(Timing::warm).flush);
 }
 
 TEST(ElementSwaps, AnExchangeChangesTheValuesNotJustTheirPlacesAndIsReplayable) {
