@@ -19,10 +19,17 @@
 #include <string>
 
 #include "ir/program.h"
+#include "loops/graph.h"
 #include "target/target.h"
 
 namespace ekb {
 
 std::string default_schedule_text(const Program& p, const Target& target);
+
+namespace default_schedule {
+// Each backend's rules over the program's stage graph (default_cpu.cpp, default_gpu.cpp).
+std::string cpu_default_schedule(const lower::Graph& g, const Target& target);
+std::string gpu_default_schedule(const lower::Graph& g, const Target& target);
+}  // namespace default_schedule
 
 }  // namespace ekb

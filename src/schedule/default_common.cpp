@@ -1,0 +1,135 @@
+// The default schedule's shared rules (default_common.h).
+#include "schedule/default_common.h"
+
+#include <fmt/format.h>
+
+#include "ir/limits.h"
+#include "loops/inlining.h"
+
+namespace ekb::default_schedule {
+
+int count_reads(const lir::ExprP& e, const std::string& buffer) {
+  int n = e->kind == lir::EK::load && e->name == buffer ? 1 : 0;
+  for (const auto& a : e->args) n += count_reads(a, buffer);
+  return n;
+}
+
+bool has_reduce(const lir::ExprP& e) {
+  if (e->kind == lir::EK::reduce) return true;
+  for (const auto& a : e->args)
+    if (has_reduce(a)) return true;
+  return false;
+}
+
+bool read_in_reduction(const lir::ExprP& e, const std::string& buffer, bool inside) {
+  if (e->kind == lir::EK::load && e->name == buffer && inside) return true;
+  for (const auto& a : e->args)
+    if (read_in_reduction(a, buffer, inside || e->kind == lir::EK::reduce)) return true;
+  return false;
+}
+
+bool has_select(const lir::ExprP& e) {
+  if (e->kind == lir::EK::select) return true;
+  for (const auto& a : e->args)
+    if (has_select(a)) return true;
+  return false;
+}
+
+bool has_costly_call(const lir::ExprP& e) {
+  if (e->kind == lir::EK::call && e->fn != Fn::min && e->fn != Fn::max && e->fn != Fn::abs && e->fn != Fn::clamp &&
+      e->fn != Fn::sign)
+    return true;
+  if (e->kind == lir::EK::reduce) return true;
+  for (const auto& a : e->args)
+    if (has_costly_call(a)) return true;
+  return false;
+}
+
+void Plan::schedule(const std::string& stage, const std::vector<std::string>& dirs) {
+  if (!dirs.empty()) l1.push_back(fmt::format("  {}: {}", stage, fmt::join(dirs, "; ")));
+}
+
+void Plan::memory(const std::string& stage, const std::string& dir) { l2.push_back(fmt::format("  {}: {}", stage, dir)); }
+
+std::string Plan::text(Backend backend) const {
+  const char* b = backend_name(backend);
+  std::string out;
+  if (!l1.empty()) out += fmt::format("schedule {}\n{}\n", b, fmt::join(l1, "\n"));
+  if (!l2.empty()) out += fmt::format("{}memory {}\n{}\n", out.empty() ? "" : "\n", b, fmt::join(l2, "\n"));
+  return out;
+}
+
+namespace {
+
+// Inlines `name` into its readers in `sim` when every reader stays within the limits of lowered
+// expressions (ir/limits.h); otherwise `sim` is unchanged and the stage keeps loops of its own.
+bool inline_within_limits(Graph& sim, const std::string& name) {
+  LStage producer = sim.stages[sim.find(name)];
+  std::vector<std::pair<int, lir::ExprP>> inlined;
+  int site = 0;
+  if (!lower::try_inline(sim, producer, site, &inlined).empty()) return false;
+  for (auto& [i, v] : inlined) sim.stages[i].value = std::move(v);
+  sim.stages.erase(sim.stages.begin() + sim.find(name));
+  return true;
+}
+
+}  // namespace
+
+Inlining decide_inlining(const Graph& g, Plan& plan) {
+  Inlining r{{}, g};
+  std::set<std::string> costly_inlined;
+  for (const auto& s : g.stages) {
+    if (s.is_output) continue;
+    auto consumers = g.consumers(s.name);
+    int sites = 0;
+    for (const auto& c : consumers) sites += count_reads(g.stages[g.find(c)].value, s.name);
+    // A stage that reduces (at its top or inside its expression) keeps its own loops: inlined, its
+    // reduction would be recomputed at every read.
+    bool reduces = s.has_reduction() || has_reduce(s.value) || s.is_scan();
+    // Read at every point of a reduction (a padded input of a convolution), a guarded or costly
+    // stage is computed once instead.
+    bool reread = false;
+    for (const auto& c : consumers) {
+      const LStage& cs = g.stages[g.find(c)];
+      reread = reread || (cs.has_reduction() && lower::reads(cs.value, s.name)) || read_in_reduction(cs.value, s.name, false);
+    }
+    // A stage is as costly as what is inlined into it.
+    bool costly = has_costly_call(s.value);
+    for (const auto& c : costly_inlined) costly = costly || lower::reads(s.value, c);
+    bool cheap = !costly && !has_select(s.value);
+    if (!reduces && (reread ? cheap : (sites <= 1 || !costly)) && inline_within_limits(r.sim, s.name)) {
+      r.inlined.insert(s.name);
+      if (costly) costly_inlined.insert(s.name);
+      plan.memory(s.name, "inline");
+    }
+  }
+  return r;
+}
+
+void keep_loop_nests_shallow(const Graph& g, std::map<std::string, std::string>& fused_into) {
+  // A stage gets at most one loop more than it has variables (a vector split), and is computed at
+  // most at its reader's innermost loop.
+  auto loops = [](const LStage& s) { return static_cast<int>(s.vars.size() + s.rvars.size()) + 1; };
+  std::map<std::string, int> outside;  // loops around a fused stage's loops
+  for (size_t i = g.stages.size(); i-- > 0;) {
+    const LStage& s = g.stages[i];
+    auto it = fused_into.find(s.name);
+    if (it == fused_into.end()) continue;
+    const LStage& c = g.stages[g.find(it->second)];
+    int around = loops(c) + (outside.count(c.name) ? outside[c.name] : 0);
+    if (around + loops(s) > kMaxLoops) fused_into.erase(it);
+    else outside[s.name] = around;
+  }
+}
+
+std::string fuse_in_order(const std::vector<std::string>& vars, std::vector<std::string>& dirs) {
+  std::string fused = vars[0];
+  for (size_t i = 1; i < vars.size(); ++i) {
+    std::string next = fused + "_" + vars[i];
+    dirs.push_back(fmt::format("fuse {} {} -> {}", fused, vars[i], next));
+    fused = next;
+  }
+  return fused;
+}
+
+}  // namespace ekb::default_schedule
