@@ -214,8 +214,12 @@ class CPrinter {
   std::set<VecType> vec_types_;
   const VecCtx* vec_ = nullptr;
   std::string mask_;  // the active lane mask expression in vector mode ("" = all lanes)
+  // Vector mode: the loads the statement being printed evaluates whatever its selects choose (outside
+  // every select's branches): the same load inside a branch is safe to read in every lane.
+  std::set<std::string> unconditional_loads_;
   lower::RangeScope ranges_;  // numeric ranges of enclosing loop variables and lets (for offsets)
   bool in_parallel_ = false;  // inside a loop that forked threads
+  bool region_ = false;       // inside a parallel region several nests share (block_stmt)
   int tmp_ = 0;
   gpu::Launch launch_;        // GPU: the launch of the kernel being printed
   std::string shared_decls_;  // GPU: its shared arrays, declared at the top of the kernel
@@ -472,11 +476,42 @@ class CPrinter {
   }
 
   // ---- statements ----
+  // A loop nest whose outermost loop forks the threads (a comment may name it first).
+  bool forks(const StmtP& s) const {
+    return s && s->kind == SK::for_ && s->loop == LoopKind::parallel && d_.openmp_parallel_for && !vec_ && !in_parallel_;
+  }
+  // A block's statements; consecutive loop nests that each fork the threads share one parallel
+  // region (`omp for` in each, with its barrier) instead of starting the threads once per nest.
+  void block_stmt(const StmtP& s, int ind, std::string& out) {
+    const auto& b = s->body;
+    for (size_t i = 0; i < b.size();) {
+      // The run of forking nests (comments between them belong to them) that starts here.
+      size_t end = i, nests = 0;
+      for (size_t k = i; k < b.size(); ++k) {
+        if (b[k] && b[k]->kind == SK::comment) continue;
+        if (!forks(b[k])) break;
+        ++nests;
+        end = k + 1;
+      }
+      if (nests < 2) {
+        stmt(b[i], ind, out);
+        ++i;
+        continue;
+      }
+      out += fmt::format("{}#pragma omp parallel num_threads({})\n{}{{\n", pad(ind), threads_, pad(ind));
+      region_ = true;
+      for (size_t k = i; k < end; ++k) stmt(b[k], ind + 1, out);
+      region_ = false;
+      out += pad(ind) + "}\n";
+      i = end;
+    }
+  }
+
   void stmt(const StmtP& s, int ind, std::string& out) {
     if (!s) return;
     switch (s->kind) {
       case SK::block:
-        for (const auto& b : s->body) stmt(b, ind, out);
+        block_stmt(s, ind, out);
         return;
       case SK::comment:
         out += pad(ind) + "/* " + s->text + " */\n";
@@ -717,7 +752,8 @@ class CPrinter {
     }
     // Only the outermost parallel loop forks threads; one inside it runs serially in its thread.
     bool fork = s->loop == LoopKind::parallel && d_.openmp_parallel_for && !vec_ && !in_parallel_;
-    if (fork) out += fmt::format("{}#pragma omp parallel for num_threads({}) schedule(static)\n", pad(ind), threads_);
+    if (fork && region_) out += fmt::format("{}#pragma omp for schedule(static)\n", pad(ind));
+    else if (fork) out += fmt::format("{}#pragma omp parallel for num_threads({}) schedule(static)\n", pad(ind), threads_);
     record_range(s);
     // (The end is one past the largest value: its type must hold that too.)
     auto r = ranges_.get(s->var);
@@ -1025,7 +1061,10 @@ class CPrinter {
     ExprP off = expand_lets(offset_expr(b, e->args));
     auto solved = lower::solve_for(off, vec_->var);
     bool base_uniform = solved && !uses_var(solved->second, vec_->var);
-    if (base_uniform && mask_.empty() && solved->first == 1 && plain_lane(b.type)) {
+    // (Under a select's lane mask, a contiguous read is still read whole where it cannot fault: the
+    // same read happens unconditionally in the statement, or every lane's index is in the buffer.)
+    bool all_lanes = mask_.empty() || unconditional_loads_.count(lir::to_string(e)) || in_bounds_in_every_lane(b, e->args);
+    if (base_uniform && all_lanes && solved->first == 1 && plain_lane(b.type)) {
       std::string base = scalar(min_vars_to_names(solved->second));
       return fmt::format("{}(&{}[{} + {}])", H("load", V), b.cname, base, vec_->base);
     }
@@ -1044,7 +1083,38 @@ class CPrinter {
     return c;
   }
 
+  // Every index of a read of `b` within its dimension for every lane (the loops' and lanes' ranges);
+  // only for buffers whose elements start at 0 (not a region computed inside a loop).
+  bool in_bounds_in_every_lane(const BufInfo& b, const std::vector<ExprP>& idx) {
+    for (const auto& m : b.min_names)
+      if (!m.empty()) return false;
+    if (idx.size() != b.extents.size()) return false;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      auto r = lower::numeric_range(expand_lets(idx[d]), ranges_);
+      if (!r || r->lo < 0 || r->hi >= b.extents[d]) return false;
+    }
+    return true;
+  }
+  static void collect_unconditional_loads(const ExprP& e, std::set<std::string>& out) {
+    if (e->kind == EK::load) out.insert(lir::to_string(e));
+    if (e->kind == EK::select) {
+      collect_unconditional_loads(e->args[0], out);
+      return;
+    }
+    if (e->kind == EK::binary && (e->binop == BinOp::land || e->binop == BinOp::lor)) {
+      collect_unconditional_loads(e->args[0], out);  // (the right side is lazy)
+      return;
+    }
+    for (const auto& a : e->args) collect_unconditional_loads(a, out);
+  }
+
   void vector_store(const StmtP& s, const BufInfo& b, int ind, std::string& out) {
+    unconditional_loads_.clear();
+    collect_unconditional_loads(s->value, unconditional_loads_);
+    struct Clear {
+      std::set<std::string>& s;
+      ~Clear() { s.clear(); }
+    } clear{unconditional_loads_};
     if (b.vector_temp) {
       out += fmt::format("{}{} = {};\n", pad(ind), b.cname, as_vector(vexpr(s->value), b.type));
       return;

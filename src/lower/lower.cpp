@@ -4,6 +4,7 @@
 
 #include "lower/passes.h"
 #include "lower/realize.h"
+#include "lower/vector_reductions.h"
 #include "schedule/apply.h"
 #include "schedule/check_sections.h"
 
@@ -29,6 +30,9 @@ LoweredKernel lower_kernel(const Program& p, const Target& target, const Section
   if (diags.has_errors()) throw DiagnosticError(std::move(diags));
   // 4. Simplification with the loops' ranges (index arithmetic, min/max, divisions by constants).
   body = simplify_stmt(body);
+  // 4b. cpu: reductions in scalar accumulators whose innermost loop reads contiguously accumulate in
+  //     vector partial sums (any program; vector_reductions.h).
+  body = vectorize_scalar_reductions(body, target);
   // 5. Vectorized loops with guarded tails split into full vectors and a serial remainder.
   body = partition_vector_loops(body);
   // 5b. Conditions the loops do not change tested above them (cpu), full tiles without branches

@@ -49,7 +49,16 @@ void Plan::schedule(const std::string& stage, const std::vector<std::string>& di
   if (!dirs.empty()) l1.push_back(fmt::format("  {}: {}", stage, fmt::join(dirs, "; ")));
 }
 
-void Plan::memory(const std::string& stage, const std::string& dir) { l2.push_back(fmt::format("  {}: {}", stage, dir)); }
+void Plan::memory(const std::string& stage, const std::string& dir) {
+  // (One line per stage: a second directive for it joins its line.)
+  std::string head = fmt::format("  {}: ", stage);
+  for (auto& line : l2)
+    if (line.rfind(head, 0) == 0) {
+      line += "; " + dir;
+      return;
+    }
+  l2.push_back(head + dir);
+}
 
 std::string Plan::text(Backend backend) const {
   const char* b = backend_name(backend);

@@ -1,10 +1,26 @@
-// The default schedule on the cpu backend (default_schedule.h).
+// The default schedule on the cpu backend (default_schedule.h): what a competent compiler does for a
+// CPU without search. Per stage that keeps its own loops:
+//  - vector lanes on the pure loop whose reads and write are most contiguous (moved innermost), as
+//    many lanes as one register holds of the widest value the stage computes; a top-level reduction
+//    whose reads are contiguous along its innermost reduction loop (a row's sum) accumulates vector
+//    partial sums along it instead (rfactor);
+//  - a stage that reduces, read by its consumers only at their own point or at a prefix of their
+//    loops (a row's mean read across the row), is computed inside the consumer's loop over that
+//    prefix: the data it reads is then in the cache for the consumer;
+//  - the outermost pure loop (fused with the next while it is too short to share) runs in parallel
+//    only when the nest's estimated work pays for starting a parallel region, at the cost measured on
+//    this machine for the timing regime (target.h's ParallelCost);
+//  - contractions get register tiles (default_contraction.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <set>
 
 #include "schedule/default_common.h"
+#include "schedule/default_contraction.h"
 #include "schedule/default_schedule.h"
+#include "schedule/stage_access.h"
 
 namespace ekb::default_schedule {
 
@@ -13,7 +29,7 @@ namespace {
 // A recurrence (docs/ir.md "Recurrences"): its steps run in order, serially; the points that keep
 // to themselves (local variables) are the parallel ones, outside the steps, or vector lanes inside
 // them; the points that read each other's earlier steps run inside each step, vectorized.
-std::vector<std::string> recurrence_directives(const LStage& s, const Target& target) {
+std::vector<std::string> recurrence_directives(const LStage& s, const Target& target, bool parallel) {
   std::vector<std::string> local, nonlocal = s.scan_nonlocal;
   std::map<std::string, int64_t> extent;
   for (size_t i = 0; i < s.vars.size(); ++i) {
@@ -23,7 +39,7 @@ std::vector<std::string> recurrence_directives(const LStage& s, const Target& ta
   }
   std::vector<std::string> dirs, order;
   // The innermost of the step's own points (or of the local ones) as vector lanes.
-  int lanes = target.lanes(s.type);
+  int lanes = lanes_for(s, target);
   std::vector<std::string> outer = local;
   std::string vec = !nonlocal.empty() ? nonlocal.back() : (local.empty() ? "" : local.back());
   std::vector<std::string> inner = nonlocal;
@@ -49,73 +65,395 @@ std::vector<std::string> recurrence_directives(const LStage& s, const Target& ta
   if (nonlocal.empty() && !vec_loop.empty()) order.push_back(vec_loop);
   if (order.size() >= 2) dirs.push_back(fmt::format("reorder {}", fmt::join(order, " ")));
   if (!vec_loop.empty()) dirs.push_back("vectorize " + vec_loop);
-  if (!outer.empty()) dirs.push_back("parallel " + outer[0]);
+  if (parallel && !outer.empty()) dirs.push_back("parallel " + outer[0]);
   return dirs;
+}
+
+// What one vector of `lanes` points costs in memory operations when `v` is the lane loop: a
+// contiguous read or write one, a read that does not move with v nothing, any other a scalar
+// operation per lane. The reads count as often as they run per point (inside reductions).
+double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v, int lanes, bool write) {
+  double cost = 0;
+  for (const auto& a : stage_reads(s)) {
+    auto st = read_stride(g, a.load, v);
+    cost += a.repeat * (!st ? lanes : *st == 0 ? 0.0 : std::llabs(*st) == 1 ? 1.0 : lanes);
+  }
+  if (write) cost += write_stride(s, v) == 1 ? 1.0 : lanes;
+  return cost;
+}
+
+// The same points computed one by one: every read and the write once per point.
+double scalar_memory_cost(const LStage& s, int lanes) {
+  double cost = 1;
+  for (const auto& a : stage_reads(s)) cost += a.repeat;
+  return cost * lanes;
+}
+
+// A reduction's contiguous axis: the innermost reduction variable when the reads along it are
+// contiguous (or do not move) and it is long enough for vector partial sums of `lanes` lanes.
+bool reduces_contiguously(const Graph& g, const LStage& s, int lanes) {
+  if (!s.has_reduction() || lanes < 2 || s.rextents.back() < 2 * lanes) return false;
+  if (s.rop != ReduceOp::sum && s.rop != ReduceOp::max && s.rop != ReduceOp::min) return false;
+  if (s.type == DType::boolean) return false;
+  const std::string& r = s.rvars.back();
+  bool any = false;
+  for (const auto& a : stage_reads(s)) {
+    auto st = read_stride(g, a.load, r);
+    if (!st || (*st != 0 && std::llabs(*st) != 1)) return false;
+    any = any || *st == 1;
+  }
+  return any;
+}
+
+// A stage's loop nest as the rules below choose it.
+struct Nest {
+  std::vector<std::string> dirs;
+  std::vector<std::string> order;  // its pure loops, outermost first, after the directives
+  std::string vec_var;             // the pure variable in vector lanes ("" for none)
+  int lanes = 0;                   // how many
+  std::string outer_of_vec;        // the loop just outside the lanes: where pointwise producers go
+  bool vector_reduction = false;   // vector partial sums along the reduction (rfactor)
+  std::string partial;             // the partial sums' stage
+  // Its pure loops outside the lanes with their extents, outermost first.
+  std::vector<std::pair<std::string, int64_t>> loops(const LStage& s) const {
+    std::vector<std::pair<std::string, int64_t>> out;
+    for (const auto& l : order) {
+      auto it = std::find(s.vars.begin(), s.vars.end(), l);
+      if (it != s.vars.end()) out.push_back({l, s.extents[static_cast<size_t>(it - s.vars.begin())]});
+      else if (l == vec_var + "_o") {
+        int64_t e = s.extents[static_cast<size_t>(std::find(s.vars.begin(), s.vars.end(), vec_var) - s.vars.begin())];
+        out.push_back({l, (e + lanes - 1) / lanes});
+      }
+    }
+    return out;
+  }
+};
+
+struct Rules {
+  const Graph& g;
+  const Target& t;
+  Plan& plan;
+
+  // The pure variable whose lanes cost the least memory traffic, among those with at least 4
+  // points and not among the first `keep` (they stay the outermost loops, in order); "" when no
+  // choice beats scalar code.
+  std::string vector_var(const LStage& s, size_t keep, int lanes) const {
+    if (lanes < 2) return "";
+    std::string best;
+    double best_cost = 0.75 * scalar_memory_cost(s, lanes);
+    for (size_t i = s.vars.size(); i-- > keep;) {
+      if (s.extents[i] < 4) continue;
+      if (s.extents[i] < lanes && (s.extents[i] & (s.extents[i] - 1)) != 0) continue;
+      double c = vector_memory_cost(g, s, s.vars[i], lanes, true);
+      if (c < best_cost - 1e-9) best = s.vars[i], best_cost = c;
+    }
+    return best;
+  }
+
+  // The nest of stage `s` (root or computed at its consumer), keeping its first `keep` pure loops
+  // intact and outermost; `vec_hint`: the pure variable a pointwise consumer has in its lanes.
+  Nest nest(const LStage& s, size_t keep, const std::string& vec_hint, int hint_lanes = 0) const {
+    Nest n;
+    n.order = s.vars;
+    int lanes = hint_lanes > 0 ? hint_lanes : lanes_for(s, t);
+    std::string v = vec_hint.empty() ? vector_var(s, keep, lanes) : vec_hint;
+    // A reduction read along its contiguous axis: partial sums in vector lanes, when that moves less
+    // memory than lanes on a pure loop.
+    if (reduces_contiguously(g, s, lanes)) {
+      double along_r = vector_memory_cost(g, s, s.rvars.back(), lanes, false);
+      double along_v = v.empty() ? scalar_memory_cost(s, lanes) : vector_memory_cost(g, s, v, lanes, true);
+      if (along_r < along_v) {
+        const std::string& r = s.rvars.back();
+        int64_t w = s.rextents.back() >= 8 * lanes ? 4 * lanes : s.rextents.back() >= 4 * lanes ? 2 * lanes : lanes;
+        n.vector_reduction = true;
+        n.partial = s.name + "_vp";
+        n.dirs.push_back(fmt::format("split {} {} -> {}_o {}_v", r, w, r, r));
+        plan.memory(s.name, fmt::format("rfactor {}_v -> {}", r, n.partial));
+        std::vector<std::string> pdirs = {fmt::format("vectorize {}_v {}", r, lanes)};
+        if (w > lanes) pdirs.push_back(fmt::format("unroll {}_v_o", r));
+        plan.schedule(n.partial, pdirs);
+        v.clear();
+      }
+    }
+    if (!v.empty()) {
+      size_t i = std::find(s.vars.begin(), s.vars.end(), v) - s.vars.begin();
+      int64_t e = s.extents[i];
+      if (i + 1 != s.vars.size()) {
+        n.order.erase(n.order.begin() + static_cast<std::ptrdiff_t>(i));
+        n.order.push_back(v);
+        n.dirs.push_back(fmt::format("reorder {}", fmt::join(n.order, " ")));
+      }
+      n.vec_var = v;
+      n.lanes = lanes;
+      if (e > lanes) {
+        n.dirs.push_back(fmt::format("vectorize {} {}", v, lanes));
+        n.order.back() = v + "_o";
+        n.outer_of_vec = v + "_o";
+      } else {
+        n.dirs.push_back("vectorize " + v);
+        n.order.pop_back();
+        n.outer_of_vec = n.order.empty() ? "" : n.order.back();
+      }
+    } else {
+      n.outer_of_vec = n.order.empty() ? "" : n.order.back();
+    }
+    return n;
+  }
+
+  // One thread's estimated time (us) for `s`'s work: its arithmetic (vectorized or not) and the
+  // bytes it touches.
+  double estimated_us(const LStage& s, bool vectorized) const {
+    const ParallelCost& c = t.parallel_cost;
+    double ops = weighted_ops_per_point(s) * points(s);
+    double rate = c.thread_gflops * 1e3 / (vectorized ? 1.0 : 8.0);  // operations per us
+    return ops / rate + touched_bytes(g, s) / (c.thread_gbps * 1e3);
+  }
+
+  // Whether a root nest whose work takes `us` on one thread pays for a parallel region: the time
+  // the other threads save must exceed twice what starting the region costs.
+  bool pays_for_threads(double us) const {
+    if (t.threads < 2) return false;
+    return us * (1.0 - 1.0 / t.threads) > 2.0 * t.parallel_cost.region_us;
+  }
+
+  // The parallel loop of a root nest whose loops (outermost first, with their extents) are
+  // `loops`: the first with more than one iteration, fused with the next ones while it has too few
+  // iterations to share among the threads, but never with a loop from position `no_fuse_from` on
+  // (the loop producers are computed at, and what is inside it: fused, they would be gone; the
+  // parallel mark alone leaves it as it is). Returns the directives.
+  std::vector<std::string> parallel_loop(const std::vector<std::pair<std::string, int64_t>>& loops, size_t no_fuse_from) const {
+    size_t first = 0;
+    while (first < loops.size() && loops[first].second < 2) ++first;
+    if (first == loops.size()) return {};
+    std::vector<std::string> dirs;
+    std::string par = loops[first].first;
+    int64_t e = loops[first].second;
+    for (size_t used = first + 1; e < 4 * t.threads && used < std::min(no_fuse_from, loops.size()); ++used) {
+      std::string next = par + "_" + loops[used].first;
+      dirs.push_back(fmt::format("fuse {} {} -> {}", par, loops[used].first, next));
+      e *= loops[used].second;
+      par = next;
+    }
+    dirs.push_back("parallel " + par);
+    return dirs;
+  }
+};
+
+// How `consumer` reads `producer`: the number k of its leading pure variables every read uses, in
+// order, as the producer's whole index (producer[v0, ..., vk-1]); 0 when some read is otherwise.
+size_t prefix_read(const LStage& consumer, const std::string& producer) {
+  size_t k = 0;
+  bool any = false, ok = true;
+  std::function<void(const lir::ExprP&)> walk = [&](const lir::ExprP& e) {
+    if (e->kind == lir::EK::load && e->name == producer) {
+      bool same = e->args.size() <= consumer.vars.size() && !e->args.empty();
+      for (size_t i = 0; same && i < e->args.size(); ++i)
+        same = e->args[i]->kind == lir::EK::var && e->args[i]->name == consumer.vars[i];
+      if (!same || (any && e->args.size() != k)) ok = false;
+      k = e->args.size();
+      any = true;
+    }
+    for (const auto& a : e->args) walk(a);
+  };
+  walk(consumer.value);
+  return any && ok ? k : 0;
 }
 
 }  // namespace
 
-std::string cpu_default_schedule(const Graph& g, const Target& target) {
+std::string cpu_default_schedule(const Graph& original, const Target& target) {
   Plan plan;
-  Inlining in = decide_inlining(g, plan);
-  // A reduction read by one consumer at its own point is computed inside that consumer's loops.
-  std::map<std::string, std::string> fused_into;
+  Inlining in = decide_inlining(original, plan);
+  const Graph& g = in.sim;  // the stages that keep loops, with the inlined ones substituted
+  Rules rules{g, target, plan};
+
+  // Contractions: register tiles, on the reader where it is element-wise at the sum's own points.
+  std::map<std::string, Contraction> tiles;
+  std::map<std::string, std::string> tile_reader;  // contraction -> the reader that carries its tile
+  std::set<std::string> tile_readers;
   for (const auto& s : g.stages) {
-    if (s.is_output || in.inlined.count(s.name)) continue;
+    auto c = find_contraction(g, s, target);
+    if (!c) continue;
+    tiles[s.name] = *c;
     auto consumers = g.consumers(s.name);
-    int sites = 0;
-    for (const auto& c : consumers) sites += count_reads(g.stages[g.find(c)].value, s.name);
-    if (s.has_reduction() && consumers.size() == 1 && sites == 1) {
-      const LStage& c = g.stages[g.find(consumers[0])];
-      if (lower::reads_pointwise(c, s.name) && !c.vars.empty() && !c.is_scan()) fused_into[s.name] = c.name;
+    if (s.is_output || consumers.size() != 1) continue;
+    const LStage& y = g.stages[g.find(consumers[0])];
+    if (y.has_reduction() || has_reduce(y.value) || y.is_scan() || y.extents != s.extents || !lower::reads_pointwise(y, s.name) ||
+        tiles.count(y.name) || tile_readers.count(y.name))
+      continue;
+    tile_reader[s.name] = y.name;
+    tile_readers.insert(y.name);
+  }
+
+  // Fusion, readers first: a stage that reduces (or is a reduction's partial result) is computed in
+  // the nest of the stage that reads it, at the loop over the prefix its readers use.
+  std::map<std::string, std::string> root_of;  // stage -> the root nest it is computed in
+  std::map<std::string, size_t> depth;         // fused stage -> how many of the root's loops enclose it
+  std::map<std::string, std::string> fused_into;
+  for (size_t i = g.stages.size(); i-- > 0;) {
+    const LStage& s = g.stages[i];
+    root_of[s.name] = s.name;
+    if (s.is_output || s.is_scan() || tiles.count(s.name)) continue;
+    bool reduces = s.has_reduction() || has_reduce(s.value);
+    if (!reduces) continue;
+    auto consumers = g.consumers(s.name);
+    if (consumers.empty()) continue;
+    std::string root;
+    size_t k = SIZE_MAX;
+    bool ok = true;
+    for (const auto& c : consumers) {
+      const LStage& cs = g.stages[g.find(c)];
+      size_t kc = prefix_read(cs, s.name);
+      if (kc == 0 || cs.is_scan() || kc != s.vars.size()) ok = false;
+      std::string r = root_of.count(c) ? root_of[c] : c;
+      if (!root.empty() && r != root) ok = false;
+      root = r;
+      // (A reader computed inside the root encloses its producers no deeper than itself.)
+      size_t kr = r == c ? kc : std::min(kc, depth[c]);
+      k = std::min(k, kr);
     }
+    if (!ok || root.empty() || k == 0) continue;
+    fused_into[s.name] = root;
+    root_of[s.name] = root;
+    depth[s.name] = k;
   }
   keep_loop_nests_shallow(g, fused_into);
-  std::map<std::string, std::string> compute_dim;  // consumer -> the loop its fused producers go in
+  // (A reader that other stages are computed in keeps its own nest; its contraction tiles itself.)
+  for (const auto& [p, c] : fused_into)
+    if (tile_readers.count(c)) {
+      tile_readers.erase(c);
+      for (auto it = tile_reader.begin(); it != tile_reader.end();)
+        it = it->second == c ? tile_reader.erase(it) : std::next(it);
+    }
+
+  // The register tiles' directives, and their root nests' loops outside the tiles.
+  std::map<std::string, std::vector<std::string>> tile_dirs;  // stage -> its L1 directives
+  std::map<std::string, std::vector<std::pair<std::string, int64_t>>> tile_loops;  // root -> loops outside the tile
+  std::map<std::string, double> tile_work;
+  for (const auto& [name, c] : tiles) {
+    const LStage& s = g.stages[g.find(name)];
+    auto extent_of = [&](const std::string& loop) -> int64_t {
+      for (size_t i = 0; i < s.vars.size(); ++i) {
+        if (loop == s.vars[i]) return s.extents[i];
+        if (i == c.mi && loop == fmt::format("{}_o", s.vars[i])) return (s.extents[i] + c.rows - 1) / c.rows;
+        if (i == c.ni && loop == fmt::format("{}_o", s.vars[i])) return (s.extents[i] + c.cols - 1) / c.cols;
+      }
+      return 1;
+    };
+    std::vector<std::string> outer;
+    std::string root = name;
+    if (auto r = tile_reader.find(name); r != tile_reader.end()) {
+      const LStage& y = g.stages[g.find(r->second)];
+      FusedTilePlan f = tile_at_reader(s, y, c);
+      tile_dirs[name] = f.s_dirs;
+      tile_dirs[y.name] = f.y_dirs;
+      plan.memory(name, fmt::format("compute_at {} {}", y.name, f.at));
+      root = y.name;
+      for (size_t i = 0; i < f.outer.size(); ++i) {
+        // (The reader's loops have its own names: the same extents as the sum's at the same position.)
+        const std::string& l = f.outer[i];
+        int64_t e = i == c.mi ? (s.extents[i] + c.rows - 1) / c.rows : i == c.ni ? (s.extents[i] + c.cols - 1) / c.cols : y.extents[i];
+        tile_loops[root].push_back({l, e});
+      }
+      tile_work[root] += rules.estimated_us(y, true);
+    } else {
+      TilePlan t = tile_at_root(s, c);
+      tile_dirs[name] = t.dirs;
+      for (const auto& [stage, dirs] : t.created) plan.schedule(stage, dirs);
+      for (const auto& d : t.memory) plan.memory(name, d);
+      for (const auto& [stage, d] : t.created_memory) plan.memory(stage, d);
+      for (const auto& l : t.outer) tile_loops[root].push_back({l, extent_of(l)});
+    }
+    tile_work[root] += rules.estimated_us(s, true);
+  }
+
+  // The nests: roots with the loops their producers need kept intact.
+  std::map<std::string, size_t> keep;  // root -> loops to keep intact
+  std::map<std::string, bool> pointwise_into;
+  for (const auto& [p, c] : fused_into) {
+    const LStage& root = g.stages[g.find(c)];
+    bool pointwise = depth[p] == root.vars.size();
+    pointwise_into[p] = pointwise;
+    if (!pointwise) keep[c] = std::max(keep[c], depth[p]);
+  }
+  std::map<std::string, Nest> nests;
+  std::map<std::string, double> work_us;  // root -> its nest's work, its fused producers' included
   for (const auto& s : g.stages) {
-    if (in.inlined.count(s.name)) continue;
-    bool root = !fused_into.count(s.name);
+    if (fused_into.count(s.name) || tile_dirs.count(s.name)) continue;
+    if (s.is_scan()) continue;
+    nests[s.name] = rules.nest(s, keep.count(s.name) ? keep[s.name] : 0, "");
+    work_us[s.name] += rules.estimated_us(s, !nests[s.name].vec_var.empty() || nests[s.name].vector_reduction);
+  }
+  for (const auto& s : g.stages) {
+    auto it = fused_into.find(s.name);
+    if (it == fused_into.end()) continue;
+    const Nest& root = nests[it->second];
+    // A pointwise producer keeps its reader's lanes (same variable position); one computed at a
+    // prefix of its reader's loops has no pure loop left to vectorize but its reduction's.
+    std::string hint;
+    if (pointwise_into[s.name] && !root.vec_var.empty()) {
+      const LStage& c = g.stages[g.find(it->second)];
+      size_t i = std::find(c.vars.begin(), c.vars.end(), root.vec_var) - c.vars.begin();
+      if (i < s.vars.size() && i + 1 == c.vars.size()) hint = s.vars[i];
+    }
+    nests[s.name] = rules.nest(s, pointwise_into[s.name] ? 0 : s.vars.size(), hint, hint.empty() ? 0 : root.lanes);
+    work_us[it->second] += rules.estimated_us(s, !nests[s.name].vec_var.empty() || nests[s.name].vector_reduction);
+  }
+  for (const auto& s : g.stages) {
     if (s.is_scan()) {
-      plan.schedule(s.name, recurrence_directives(s, target));
+      plan.schedule(s.name, recurrence_directives(s, target, rules.pays_for_threads(rules.estimated_us(s, true))));
       continue;
     }
-    std::vector<std::string> dirs;
-    size_t pure = s.vars.size();
-    std::string par, vec_dim = pure ? s.vars.back() : "";
-    int64_t vec_extent = pure ? s.extents.back() : 0;
-    int lanes = target.lanes(s.type);  // one vector register of the target's ISA
-    std::string outer_of_vec;  // the loop just outside the vector lanes
-    if (pure && vec_extent >= 4 && lanes > 1) {
-      if (vec_extent > lanes) {
-        dirs.push_back(fmt::format("vectorize {} {}", vec_dim, lanes));
-        outer_of_vec = vec_dim + "_o";
-      } else if ((vec_extent & (vec_extent - 1)) == 0) {
-        dirs.push_back(fmt::format("vectorize {}", vec_dim));
-        outer_of_vec = pure >= 2 ? s.vars[pure - 2] : "";
-      } else {
-        outer_of_vec = vec_dim;  // too short to vectorize: producers go at its level
+    if (tile_dirs.count(s.name)) {
+      std::vector<std::string> dirs = tile_dirs[s.name];
+      if (tile_loops.count(s.name) && rules.pays_for_threads(tile_work[s.name])) {
+        // (A packed panel is computed at the column loop: it may be fused into the parallel loop
+        // only when it is that loop itself, first.)
+        // (The tile's accumulators, or the sum, are computed at the last loop outside it, and a
+        // packed panel at the column loop: neither may be fused away.)
+        const auto& loops = tile_loops[s.name];
+        size_t no_fuse_from = loops.empty() ? 0 : loops.size() - 1;
+        if (tiles.count(s.name) && tiles[s.name].pack)
+          for (size_t i = 0; i < loops.size(); ++i)
+            if (loops[i].first == tiles[s.name].n + "_o") no_fuse_from = std::min(no_fuse_from, i);
+        auto par = rules.parallel_loop(loops, no_fuse_from);
+        dirs.insert(dirs.end(), par.begin(), par.end());
       }
-    } else if (pure) {
-      outer_of_vec = vec_dim;
+      plan.schedule(s.name, dirs);
+      continue;
     }
-    if (root && pure) {
-      // Parallelize the outermost pure loop; fuse the first two when the first is short.
-      if (pure == 1) {
-        par = vec_extent > lanes && vec_extent >= 4 && lanes > 1 ? vec_dim + "_o" : "";
-      } else if (s.extents[0] < 8 && pure >= 3) {
-        dirs.insert(dirs.begin(), fmt::format("fuse {} {} -> {}_{}", s.vars[0], s.vars[1], s.vars[0], s.vars[1]));
-        par = fmt::format("{}_{}", s.vars[0], s.vars[1]);
-      } else {
-        par = s.vars[0];
+    Nest& n = nests[s.name];
+    std::vector<std::string> dirs = n.dirs;
+    if (!fused_into.count(s.name) && rules.pays_for_threads(work_us[s.name])) {
+      // (Loops that producers are computed at stay as they are: fused, they would be gone.)
+      auto loops = n.loops(s);
+      size_t no_fuse_from = n.partial.empty() || loops.empty() ? SIZE_MAX : loops.size() - 1;
+      for (const auto& [producer, consumer] : fused_into) {
+        if (consumer != s.name) continue;
+        std::string at = pointwise_into[producer] ? n.outer_of_vec : s.vars[depth[producer] - 1];
+        for (size_t i = 0; i < loops.size(); ++i)
+          if (loops[i].first == at) no_fuse_from = std::min(no_fuse_from, i);
       }
-      if (!par.empty()) dirs.push_back("parallel " + par);
+      auto par = rules.parallel_loop(loops, no_fuse_from);
+      dirs.insert(dirs.end(), par.begin(), par.end());
     }
-    if (!outer_of_vec.empty()) compute_dim[s.name] = outer_of_vec;
     plan.schedule(s.name, dirs);
   }
   for (const auto& [producer, consumer] : fused_into) {
-    auto it = compute_dim.find(consumer);
-    if (it != compute_dim.end()) plan.memory(producer, fmt::format("compute_at {} {}", consumer, it->second));
+    const Nest& c = nests[consumer];
+    const LStage& cs = g.stages[g.find(consumer)];
+    std::string at = pointwise_into[producer] ? c.outer_of_vec : cs.vars[depth[producer] - 1];
+    if (at.empty()) continue;
+    plan.memory(producer, fmt::format("compute_at {} {}", consumer, at));
+    // (Its vector partial sums go with it: they read what it reads.)
+    if (!nests[producer].partial.empty()) plan.memory(nests[producer].partial, fmt::format("compute_at {} {}", consumer, at));
+  }
+  // A reduction at the root in vector partial sums computes them at each of its points (its
+  // innermost pure loop), not in a pass of their own.
+  for (const auto& s : g.stages) {
+    auto it = nests.find(s.name);
+    if (it == nests.end() || it->second.partial.empty() || fused_into.count(s.name) || it->second.order.empty()) continue;
+    plan.memory(it->second.partial, fmt::format("compute_at {} {}", s.name, it->second.order.back()));
   }
   return plan.text(target.backend);
 }
