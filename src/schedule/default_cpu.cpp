@@ -270,11 +270,23 @@ std::string cpu_default_schedule(const Graph& original, const Target& target) {
   // Contractions: register tiles, on the reader where it is element-wise at the sum's own points.
   std::map<std::string, Contraction> tiles;
   std::map<std::string, std::string> tile_reader;  // contraction -> the reader that carries its tile
-  std::set<std::string> tile_readers;
+  std::set<std::string> tile_readers, tile_inlined;
   for (const auto& s : g.stages) {
     auto c = find_contraction(g, s, target);
     if (!c) continue;
     tiles[s.name] = *c;
+    // An element-wise producer only the contraction reads (a padded copy of its input) is read
+    // through guarded loads in the tile instead of being written out first.
+    for (const auto& l : stage_reads(s)) {
+      int pi = g.find(l.buffer);
+      if (pi < 0) continue;
+      const LStage& p = g.stages[static_cast<size_t>(pi)];
+      if (p.is_output || p.has_reduction() || has_reduce(p.value) || p.is_scan() || has_costly_call(p.value) ||
+          g.consumers(p.name) != std::vector<std::string>{s.name} || tile_inlined.count(p.name))
+        continue;
+      tile_inlined.insert(p.name);
+      plan.memory(p.name, "inline");
+    }
     auto consumers = g.consumers(s.name);
     if (s.is_output || consumers.size() != 1) continue;
     const LStage& y = g.stages[g.find(consumers[0])];
@@ -293,7 +305,7 @@ std::string cpu_default_schedule(const Graph& original, const Target& target) {
   for (size_t i = g.stages.size(); i-- > 0;) {
     const LStage& s = g.stages[i];
     root_of[s.name] = s.name;
-    if (s.is_output || s.is_scan() || tiles.count(s.name)) continue;
+    if (s.is_output || s.is_scan() || tiles.count(s.name) || tile_inlined.count(s.name)) continue;
     bool reduces = s.has_reduction() || has_reduce(s.value);
     if (!reduces) continue;
     auto consumers = g.consumers(s.name);
@@ -379,7 +391,7 @@ std::string cpu_default_schedule(const Graph& original, const Target& target) {
   std::map<std::string, Nest> nests;
   std::map<std::string, double> work_us;  // root -> its nest's work, its fused producers' included
   for (const auto& s : g.stages) {
-    if (fused_into.count(s.name) || tile_dirs.count(s.name)) continue;
+    if (fused_into.count(s.name) || tile_dirs.count(s.name) || tile_inlined.count(s.name)) continue;
     if (s.is_scan()) continue;
     nests[s.name] = rules.nest(s, keep.count(s.name) ? keep[s.name] : 0, "");
     work_us[s.name] += rules.estimated_us(s, !nests[s.name].vec_var.empty() || nests[s.name].vector_reduction);
@@ -400,6 +412,7 @@ std::string cpu_default_schedule(const Graph& original, const Target& target) {
     work_us[it->second] += rules.estimated_us(s, !nests[s.name].vec_var.empty() || nests[s.name].vector_reduction);
   }
   for (const auto& s : g.stages) {
+    if (tile_inlined.count(s.name)) continue;
     if (s.is_scan()) {
       plan.schedule(s.name, recurrence_directives(s, target, rules.pays_for_threads(rules.estimated_us(s, true))));
       continue;

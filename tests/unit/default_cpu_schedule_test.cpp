@@ -1,0 +1,165 @@
+// The default CPU schedule's rules (schedule/default_cpu.cpp, default_contraction.cpp): each rule
+// shows in the schedule text it writes for a target whose figures the test sets, and the program it
+// makes computes what L0 says (run on this CPU against the reference).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cpu_test_util.h"
+#include "ir/check.h"
+#include "lower/lower.h"
+#include "lower/schedule_choice.h"
+#include "schedule/default_schedule.h"
+#include "target/target.h"
+
+namespace ekb {
+namespace {
+
+// An AVX-512 CPU of two threads whose parallel region costs `region_us` (one thread: 10 GB/s, 25 GFLOP/s).
+Target avx512(double region_us = 5, int threads = 2) {
+  Target t;
+  set_isa(t, Isa::avx512);
+  t.threads = threads;
+  t.parallel_cost.region_us = region_us;
+  return t;
+}
+
+std::shared_ptr<Program> program(const std::string& text) { return load_program(std::make_shared<SourceFile>("k.ekb", text)); }
+
+// The default schedule for this machine's CPU runs correctly.
+void runs_correctly(const Program& p) {
+  test::CpuCheck c = test::check_on_cpu(p, "default");
+  EXPECT_TRUE(c.pass) << c.report;
+}
+
+std::string kernel(const std::string& dims, const std::string& body) {
+  return "kernel k\n  category reduction\n  domain general\n  dim " + dims + "\n" + body;
+}
+
+TEST(DefaultCpuSchedule, LanesAreSetByTheWidestValueComputedNotByTheOutputsType) {
+  // An i8 output computed in f32: 16 lanes of a 64-byte register, not 64.
+  auto p = program(kernel("R = 64, C = 512", "  in X : f32[R, C]\n  out Q : i8[R, C]\n  Q[r, c] = i8(clamp(round(X[r, c] * 20.0), -128.0, 127.0))\n"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_NE(s.find("vectorize c 16"), std::string::npos) << s;
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, TheVectorLoopIsTheOneWhoseReadsAreContiguous) {
+  // Two reads contiguous along i, the write along j: lanes on i, moved innermost.
+  auto p = program(kernel("N = 256, M = 128", "  in X : f32[M, N]\n  in Z : f32[M, N]\n  out Y : f32[N, M]\n  Y[i, j] = X[j, i] * 2.0 + Z[j, i]\n"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_NE(s.find("reorder j i"), std::string::npos) << s;
+  EXPECT_NE(s.find("vectorize i 16"), std::string::npos) << s;
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, AContiguousReductionAccumulatesVectorPartialSums) {
+  auto p = program(kernel("R = 64, C = 1024", "  in X : f32[R, C]\n  out S : f32[R]\n  S[r] = sum(c) X[r, c]\n"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_NE(s.find("rfactor c_v -> S_vp"), std::string::npos) << s;
+  EXPECT_NE(s.find("S_vp: vectorize c_v 16"), std::string::npos) << s;
+  EXPECT_NE(s.find("S_vp: compute_at S r"), std::string::npos) << "the partial sums at each row, not in a pass of their own: " << s;
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, ParallelLoopsOnlyWhereTheWorkPaysForTheRegion) {
+  const std::string body = "  in X : f32[R, C]\n  out Y : f32[R, C]\n  Y[r, c] = exp(X[r, c]) * 0.5\n";
+  auto small = program(kernel("R = 4, C = 64", body)), big = program(kernel("R = 512, C = 1024", body));
+  EXPECT_EQ(default_schedule_text(*small, avx512()).find("parallel"), std::string::npos) << "256 points: one thread";
+  EXPECT_NE(default_schedule_text(*big, avx512()).find("parallel r"), std::string::npos);
+  // Where a region is dear (threads asleep between calls), the same work stays on one thread...
+  EXPECT_EQ(default_schedule_text(*big, avx512(1e5)).find("parallel"), std::string::npos);
+  // ...and with one thread there is nothing to share.
+  EXPECT_EQ(default_schedule_text(*big, avx512(5, 1)).find("parallel"), std::string::npos);
+  runs_correctly(*big);
+}
+
+TEST(DefaultCpuSchedule, ARowsStatisticsAreComputedInsideTheRowLoopThatReadsThem) {
+  auto p = program(kernel("T = 128, D = 256", R"(  const eps = 1e-5
+  in X : f32[T, D] ~ normal(0.5, 2)
+  in G : f32[D]
+  in B : f32[D]
+  out Y : f32[T, D]
+  Mu[t] = (sum(d) X[t, d]) / D
+  Var[t] = (sum(d) (X[t, d] - Mu[t]) * (X[t, d] - Mu[t])) / D
+  Y[t, d] = (X[t, d] - Mu[t]) * rsqrt(Var[t] + eps) * G[d] + B[d]
+)"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_NE(s.find("Mu: compute_at Y t"), std::string::npos) << s;
+  EXPECT_NE(s.find("Var: compute_at Y t"), std::string::npos) << s;
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, AMatrixProductGetsARegisterTileAndPackedPanels) {
+  auto p = program(kernel("M = 256, N = 256, K = 256", "  in A : f32[M, K]\n  in B : f32[K, N]\n  out C : f32[M, N]\n  C[m, n] = sum(k) A[m, k] * B[k, n]\n"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_NE(s.find("cache_write local at m_o -> C_rt"), std::string::npos) << s;
+  EXPECT_NE(s.find("pack B 1 32 -> B_pk"), std::string::npos) << s;
+  EXPECT_NE(s.find("C_rt: reorder k m_i n_i; unroll m_i"), std::string::npos) << s;
+  EXPECT_NE(s.find("split m 8 -> m_o m_i"), std::string::npos) << "8 rows of 2 registers: 16 accumulators of 32: " << s;
+  // AVX2 has 16 registers: fewer rows.
+  Target avx2 = avx512();
+  set_isa(avx2, Isa::avx2);
+  std::string s2 = default_schedule_text(*p, avx2);
+  EXPECT_NE(s2.find("split n 16 -> n_o n_i"), std::string::npos) << s2;
+  EXPECT_EQ(s2.find("split m 8 "), std::string::npos) << s2;
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, AConvolutionsTileIsItsElementWiseReadersAndThePaddingIsReadInPlace) {
+  auto p = program(kernel("H = 30, W = 30, C = 64", R"(  in X : f32[H, W, C]
+  in Wt : f32[3, 3, C]
+  in B : f32[C]
+  out Y : f32[H, W, C]
+  Xp[h < H + 2, w < W + 2, c] = select(h >= 1 && h <= H && w >= 1 && w <= W, X[h - 1, w - 1, c], 0.0)
+  S[oh < H, ow < W, c] = sum(kh < 3, kw < 3) Xp[oh + kh, ow + kw, c] * Wt[kh, kw, c]
+  Y[oh, ow, c] = clamp(S[oh, ow, c] + B[c], 0.0, 6.0)
+)"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_NE(s.find("Xp: inline"), std::string::npos) << s;
+  EXPECT_NE(s.find("S: compute_at Y c_o"), std::string::npos) << s;
+  EXPECT_NE(s.find("unroll kh; unroll kw"), std::string::npos) << s;
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, ANestedReductionAlongAContiguousLoopRunsInVectorPartialSums) {
+  // (A lowering pass for every program: the naive loops get it too.)
+  auto p = program(kernel("R = 8, C = 500", "  in X : f32[R, C]\n  out S : f32[R]\n  S[r] = (max(c) abs(X[r, c])) / 127.0\n"));
+  Target t = default_target(Backend::cpu);
+  if (t.lanes(DType::f32) < 2) GTEST_SKIP() << "this CPU has no vector unit";
+  lower::LoweredKernel k = lower_with(*p, t, choose_schedule(*p, t, "none"));
+  std::string c = codegen::print_c(k, codegen::c_dialect());
+  EXPECT_NE(c.find("vectorized"), std::string::npos) << c;
+  test::CpuCheck run = test::check_on_cpu(*p, "none");
+  EXPECT_TRUE(run.pass) << run.report;
+}
+
+TEST(DefaultCpuSchedule, ConsecutiveParallelNestsShareOneRegion) {
+  auto p = program(kernel("R = 512, C = 1024", R"(  in X : f32[R, C]
+  out Y : f32[R, C]
+  out Z : f32[C, R]
+  Y[r, c] = exp(X[r, c])
+  Z[c, r] = exp(X[r, c]) * 2.0
+)"));
+  Target t = default_target(Backend::cpu);
+  t.threads = 2;
+  std::string c = codegen::print_c(lower_with(*p, t, choose_schedule(*p, t, "default")), codegen::c_dialect());
+  EXPECT_NE(c.find("#pragma omp parallel num_threads"), std::string::npos) << c;
+  EXPECT_NE(c.find("#pragma omp for schedule(static)"), std::string::npos) << c;
+  EXPECT_EQ(c.find("#pragma omp parallel for"), std::string::npos) << c;
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, ASelectsContiguousReadsStayVectorReadsWhereTheyCannotFault) {
+  // Both branches read the same in-bound elements as the condition: no lane-by-lane loads.
+  auto p = program(kernel("N = 1024", "  in A : i32[N] ~ int(-1000, 1000)\n  in M : i32[N] ~ int(1, 100)\n  out Y : i64[N]\n"
+                                      "  Y[i] = select(i64(A[i]) * i64(M[i]) >= 0, i64(A[i]) * i64(M[i]) + 7, 7 - i64(A[i]) * i64(M[i]))\n"));
+  Target t = default_target(Backend::cpu);
+  if (t.lanes(DType::f32) < 2) GTEST_SKIP() << "this CPU has no vector unit";
+  std::string c = codegen::print_c(lower_with(*p, t, choose_schedule(*p, t, "default")), codegen::c_dialect());
+  EXPECT_EQ(c.find("for (int l = 0"), std::string::npos) << c;
+  runs_correctly(*p);
+}
+
+}  // namespace
+}  // namespace ekb
