@@ -9,6 +9,7 @@
 
 #include "ekb_commit.h"  // generated at build time (cmake/ekb_commit.cmake)
 #include "eval/evaluator.h"
+#include "eval/read_bandwidth_check.h"
 #include "eval/task_versions.h"
 #include "harness/gpu_probe.h"
 #include "remote/remote_start.h"
@@ -146,6 +147,7 @@ RunInfo evaluate_run(const Suite& suite, const SubmissionSet& subs, const nlohma
   RunInfo run = store.open_run(run_key.dump(), backend_name(dev.backend), dev.name, env);
   EvalOptions eo = eval_options(dev, peaks, timing, &env);
   if (quick) quick_timing(eo);
+  ReadBandwidthCheck reads(store, dev);  // (a kernel that read faster than the stored rate: measured again, once)
   Progress progress("eval", subs.items.size());
   size_t failures = 0;
   for (const auto& s : subs.items) {
@@ -187,6 +189,7 @@ RunInfo evaluate_run(const Suite& suite, const SubmissionSet& subs, const nlohma
       }
     }
     failures += !a.eval.correct();
+    reads.after(a.eval, eo);
     store.add_attempt(run.id, a);
     progress.step(label + ": " + outcome_name(a.eval.outcome), failures);
   }
