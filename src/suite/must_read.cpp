@@ -3,8 +3,10 @@
 // non-absorbing path is then followed back from the outputs.
 #include "suite/must_read.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace ekb {
@@ -113,13 +115,47 @@ class StageWalk {
 
   std::vector<int> reads_whole() {
     walk(*st_.body, false);
-    return found_;
+    // An element read twice at the same point can cancel itself (`A[i] + B[i] - A[i]`, `X + (C -
+    // X) * s` is X * (1 - s)): such a read counts nothing, unless the other reads are in the
+    // branches of a select whose condition it is in (`select(X > 0, X, 0.1 * X)`: the condition
+    // picks which of them is the value).
+    std::vector<int> whole;
+    for (size_t f = 0; f < reads_.size(); ++f) {
+      const Read& r = reads_[f];
+      if (!r.counts) continue;
+      bool alone = true;
+      for (size_t o = 0; o < reads_.size(); ++o)
+        alone = alone && (o == f || !reads_[o].same_element(r) || r.decides(reads_[o]));
+      if (alone) whole.push_back(r.tensor);
+    }
+    return whole;
   }
 
  private:
-  void read(int tensor, bool absorbed) {
-    if (absorbed || tensor == st_.tensor) return;  // (a recurrence's reads of its own earlier steps)
-    found_.push_back(tensor);
+  // A read of the stage's body: which tensor at which index variables ({-1} where an index is not a
+  // bare variable), the selects it is inside (and whether in their condition), and whether it
+  // covers its tensor on a non-absorbing path.
+  struct Read {
+    int tensor = -1;
+    std::vector<int> indices;
+    std::vector<std::pair<const Expr*, bool>> selects;
+    bool counts = false;
+    bool same_element(const Read& o) const { return tensor == o.tensor && indices == o.indices; }
+    // This read is in the condition of a select that `o` is a branch of.
+    bool decides(const Read& o) const {
+      for (const auto& [sel, in_condition] : selects)
+        if (in_condition && std::find(o.selects.begin(), o.selects.end(), std::make_pair(sel, false)) != o.selects.end()) return true;
+      return false;
+    }
+  };
+
+  void read(const Expr& e, bool absorbed, bool covering) {
+    Read r;
+    r.tensor = e.id;
+    for (const auto& i : e.args) r.indices.push_back(i->kind == ExprKind::name && i->ref == NameRef::index_var ? i->id : -1);
+    r.selects = selects_;
+    r.counts = !absorbed && covering && e.id != st_.tensor;  // (a recurrence's reads of its own earlier steps count nothing)
+    reads_.push_back(std::move(r));
   }
 
   void walk(const Expr& e, bool absorbed) {
@@ -127,7 +163,7 @@ class StageWalk {
       case ExprKind::int_lit: case ExprKind::float_lit: case ExprKind::bool_lit:
         return;
       case ExprKind::name:
-        if (e.ref == NameRef::scalar_tensor) read(e.id, absorbed);
+        if (e.ref == NameRef::scalar_tensor) read(e, absorbed, true);
         return;
       case ExprKind::access: {
         // An index's value picks the element, and reads inside an index are data-dependent ones.
@@ -136,7 +172,7 @@ class StageWalk {
           data_index = data_index || has_access(*i);
           walk(*i, true);
         }
-        if (!data_index && covers(e, st_, p_.tensors[static_cast<size_t>(e.id)])) read(e.id, absorbed);
+        read(e, absorbed, !data_index && covers(e, st_, p_.tensors[static_cast<size_t>(e.id)]));
         return;
       }
       case ExprKind::unary:
@@ -196,8 +232,11 @@ class StageWalk {
   void call(const Expr& e, bool absorbed) {
     switch (e.fn) {
       case Fn::select:  // the condition decides; the branch not taken is never read
+        selects_.emplace_back(&e, true);
         walk(*e.args[0], absorbed);
+        selects_.back().second = false;
         for (size_t i = 1; i < e.args.size(); ++i) walk(*e.args[i], true);
+        selects_.pop_back();
         return;
       case Fn::pow: {  // pow(x, 0) and pow(1, y) are 1
         auto c = constant_value(*e.args[1]);
@@ -216,7 +255,8 @@ class StageWalk {
 
   const Program& p_;
   const StageInfo& st_;
-  std::vector<int> found_;
+  std::vector<Read> reads_;
+  std::vector<std::pair<const Expr*, bool>> selects_;  // the selects the walk is inside (in their condition?)
 };
 
 }  // namespace

@@ -9,7 +9,11 @@
 //  - An input counts when some read of it lies on a non-absorbing path into a stage whose every
 //    element is needed, and that read covers the input: each index is a distinct bare index variable
 //    whose range equals that dimension's extent (a transpose is fine; a shifted, strided, windowed,
-//    sliced or data-dependent index is not). A scalar input read by name covers itself.
+//    sliced or data-dependent index is not). A scalar input read by name covers itself. A read
+//    whose tensor and index variables the stage reads again elsewhere counts nothing: an element
+//    read twice at one point can cancel itself (`A[i] + B[i] - A[i]`; `X + (C - X) * s` is
+//    X * (1 - s), which s = 1 absorbs); except where the other reads are in the branches of a
+//    select whose condition holds it (`select(X > 0, X, 0.1 * X)`).
 //  - A stage's elements are all needed when it is an output, or when it is read with such a covering
 //    read on a non-absorbing path into a stage whose elements are all needed (a recurrence's reads
 //    of its own earlier steps count for nothing). A stage read only partially makes nothing upstream

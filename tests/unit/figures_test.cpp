@@ -100,10 +100,12 @@ TEST(Figures, AFactorWhoseDistributionExcludesZeroKeepsItsOperand) {
   EXPECT_EQ(counted(R"(kernel recip
   dim N = 64
   in A : f32[N]
+  in C : f32[N]
+  in D : f32[N]
   out Y : f32[N]
-  Y[i] = 1.0 / A[i] + A[i] / 3.0
+  Y[i] = 1.0 / A[i] + D[i] / C[i]
 )"),
-            Names{"A"}) << "a numerator always matters; a denominator under a nonzero numerator too";
+            (Names{"A", "D"})) << "a numerator always matters; a denominator only under a nonzero numerator";
 }
 
 TEST(Figures, AMatmulCountsNeitherOperand) {
@@ -229,6 +231,51 @@ TEST(Figures, GathersSelectBranchesAndProductsOfPossibleZerosCountNothing) {
   in X : f32[M, K] ~ positive(0.5, 2)
   out Y : f32[M]
   Y[m] = prod(k) X[m, k]
+)"),
+            Names{"X"});
+}
+
+TEST(Figures, AnElementReadTwiceAtOnePointCountsNothing) {
+  // It can cancel itself: A + B - A is B; X + (C - X) * S is X * (1 - S), which S = 1 absorbs.
+  EXPECT_EQ(counted(R"(kernel cancel
+  dim N = 8
+  in A : f32[N]
+  in B : f32[N]
+  out Y : f32[N]
+  Y[i] = A[i] + B[i] - A[i]
+)"),
+            Names{"B"});
+  EXPECT_EQ(counted(R"(kernel highway
+  dim N = 8
+  in X : f32[N]
+  in C : f32[N]
+  in S : f32[N] ~ uniform(0, 1)
+  out Y : f32[N]
+  Y[i] = X[i] + (C[i] - X[i]) * S[i]
+)"),
+            Names{});
+  // A select's condition picks which branch is the value: the branches' reads cancel nothing.
+  EXPECT_EQ(counted(R"(kernel leaky
+  dim N = 8
+  in X : f32[N]
+  out Y : f32[N]
+  Y[i] = select(X[i] > 0.0, X[i], 0.1 * X[i])
+)"),
+            Names{"X"});
+  EXPECT_EQ(counted(R"(kernel sel_cancel
+  dim N = 8
+  in X : f32[N]
+  in C : f32[N]
+  out Y : f32[N]
+  Y[i] = X[i] + select(C[i] > 0.0, -X[i], 0.0)
+)"),
+            Names{"C"}) << "where C > 0, Y is 0 whatever X is";
+  // A stencil reads its neighbours at other points: the centre still counts.
+  EXPECT_EQ(counted(R"(kernel stencil
+  dim N = 8
+  in X : f32[N]
+  out Y : f32[N]
+  Y[i] = 2.0 * X[i] - select(i >= 1, X[i - 1], 0.0)
 )"),
             Names{"X"});
 }
