@@ -10,6 +10,7 @@
 
 #include "agent/store_step_log.h"
 #include "eval/evaluator.h"
+#include "eval/read_bandwidth_check.h"
 #include "eval/task_versions.h"
 #include "suite/task_hash.h"
 #include "util/write_file.h"
@@ -74,6 +75,7 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& pr
   record_timing(env, o.timing);
   RunInfo run = store.open_run(keyed_by_timing(key, o.timing).dump(), backend_name(dev.backend), dev.name, env);
   EvalOptions full = eval_options(dev, peaks, o.timing, &env), eo = search_eval_options(full);
+  ReadBandwidthCheck reads(store, dev);  // (a best program that read faster than the stored rate: measured again, once)
   Target target = dev.target();
   std::unique_ptr<LlmRun> llm_run;
   if (o.policy == Policy::llm) llm_run = std::make_unique<LlmRun>(*o.llm, store.llm_spend(run.id));
@@ -135,6 +137,7 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& pr
       if (!r.best_source.empty()) write_atomically(out.path, r.best_source);
       out.best.candidate_hash = text_hash_hex(r.best_source);
       out.best.eval = r.best_eval;
+      reads.after(out.best.eval, full, &eo);
       store.add_attempt(run.id, out.best);
       if (on_task) on_task(out);
       continue;
@@ -160,6 +163,7 @@ RunInfo run_agent(const std::vector<const Task*>& tasks, const DeviceProfile& pr
     write_atomically(out.path, r.best.text());
     out.best.candidate_hash = r.best.hash_hex();
     out.best.eval = r.best_eval;
+    reads.after(out.best.eval, full, &eo);
     out.steps = static_cast<int>(r.steps.size());
     out.illegal = r.illegal;
     out.candidates = r.candidates;

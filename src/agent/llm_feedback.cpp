@@ -45,11 +45,13 @@ std::string feedback_text(const Evaluation& e, const Program& task, const Device
     if (roof.peak_gflops > 0 && roof.peak_gbps > 0) {
       Figures f = compute_figures(task);
       double bound_ms = std::max(f.flops / (roof.peak_gflops * 1e6), static_cast<double>(f.bytes) / (roof.peak_gbps * 1e6));
-      s += fmt::format("Roofline: {:.3g} flops and {} bytes need at least {:.4f} ms at this device's peaks ({:.1f} GFLOP/s, {:.1f} GB/s); "
-                       "this kernel reaches {:.1f}% of that bound.\n",
+      s += fmt::format("Roofline: the task's stated {:.3g} flops and {} bytes take {:.4f} ms at this device's measured peaks ({:.1f} "
+                       "GFLOP/s, {:.1f} GB/s); this kernel runs at {:.1f}% of that rate (a guide, not a limit: fewer flops or bytes than "
+                       "stated are allowed).\n",
                        f.flops, f.bytes, bound_ms, roof.peak_gflops, roof.peak_gbps, 100.0 * bound_ms / e.candidate.median);
     }
   }
+  for (const auto& n : e.notes) s += fmt::format("Note ({}): {}.\n", note_info(n.kind).name, n.text);
   if (e.correct() || e.candidate_memory > 0)
     s += fmt::format("Memory: the kernel's own allocations peaked at {:.2f} MiB of the {} MiB budget.\n",
                      static_cast<double>(e.candidate_memory) / (1 << 20), dev.memory_budget >> 20);

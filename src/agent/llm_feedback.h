@@ -1,7 +1,8 @@
 // The harness's feedback on a measured candidate, as a model reads it: the outcome and its hint
 // (the outcome table), compile errors with their fix-it lines, the first failing output's worst
 // element and its error against the tolerance, the time against the baseline with the speedup's
-// interval, the fraction of the roofline bound reached, and the memory against the budget.
+// interval, the share of the rate the task's figures take at the peaks (a guide), the harness's
+// notes (attempt_notes.h), and the memory against the budget.
 #pragma once
 #include <string>
 

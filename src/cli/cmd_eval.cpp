@@ -208,7 +208,7 @@ void show_board(const DeviceProfile& d, bool measure) {
   if (b.peak_gflops > 0)
     std::cout << fmt::format("{:<16} peak rates (its profile): {:.1f} GFLOP/s, {:.1f} GB/s\n", "", b.peak_gflops, b.peak_gbps);
   else
-    std::cout << fmt::format("{:<16} no peak rates in its profile: no roofline check\n", "");
+    std::cout << fmt::format("{:<16} no peak rates in its profile: no time is judged impossible\n", "");
   if (!measure) return;
   DeviceProfile m = d;
   m.board->emulated = emulated;
@@ -223,7 +223,7 @@ void show_board(const DeviceProfile& d, bool measure) {
 
 void register_devices(CLI::App& app, Globals&) {
   auto* cmd = app.add_subcommand("devices", "The device profiles (for --device): CPU profiles with the peak rates measured for "
-                                            "them (the roofline bound that marks impossible timings invalid), GPU profiles "
+                                            "them (the read bandwidth that proves a time impossible, and the rates notes compare times with), GPU profiles "
                                             "with their limits and, with --probe, whether their device is here; with --device "
                                             "FILE, a board's profile: what the board says it is, and with --measure its peak "
                                             "rates measured on it.");
@@ -253,7 +253,7 @@ void register_devices(CLI::App& app, Globals&) {
                      ? fmt::format("limits: {} threads and {} KiB of shared memory per block", d.gpu.max_threads_per_block,
                                    d.gpu.shared_memory_per_block >> 10)
                      : "limits: the device's own";
-        detail += "; no roofline check on GPU profiles";
+        detail += "; no time is judged impossible on GPU profiles";
         if (o->probe) {
           GpuProbe p = probe_gpu(d);
           detail += p.ok ? fmt::format("\n{:<16} here: {} ({}, {}), {} threads per block, {} KiB shared per block, {} MiB",

@@ -81,7 +81,7 @@ void print_table(const std::vector<const Task*>& tasks) {
 
 void register_list(CLI::App& app, Globals& g) {
   auto* cmd = app.add_subcommand(
-      "list", "List the suite's workloads (tasks) with their category, domain, stage count, flops and minimum bytes moved "
+      "list", "List the suite's workloads (tasks) with their category, domain, stage count, flops and bytes moved as stated "
               "(computed from L0), or count them (--stats). Filters combine: a workload is listed when it passes every "
               "filter given.");
   auto o = std::make_shared<ListOpts>();

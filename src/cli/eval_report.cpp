@@ -1,5 +1,6 @@
-// The eval/results table: per-attempt lines, then Compile@1, Correct@1, Fast@p (strict and
-// significant), geomean, noisy attempts, failures.
+// The eval/results table: per-attempt lines (a failure's message, and each note, under its row;
+// a note's marker beside the status), then Compile@1, Correct@1, Fast@p (strict and significant),
+// geomean, noisy attempts, failures.
 #include "cli/eval_report.h"
 
 #include <fmt/format.h>
@@ -24,7 +25,9 @@ void print_report(const RunInfo& run, const std::vector<AttemptRecord>& attempts
   for (const auto& a : attempts) {
     const Evaluation& e = a.eval;
     bool timed = e.correct();
+    // (Notes are marked beside the status, each kind by its marker, and shown under the row.)
     std::string status = std::string(outcome_name(e.outcome)) + (timed && e.noisy ? " noisy" : "");
+    for (const auto& n : e.notes) status += std::string(" +") + note_info(n.kind).marker;
     std::cout << fmt::format("  {:<44} {:>6}  {:<15} {:>8} {:>17}  {:>11}  {:>11}  {:>9}\n", a.task, a.sample, status,
                              timed ? fmt::format("{:.2f}x", e.speedup) : "-",
                              timed ? fmt::format("[{:.2f}, {:.2f}]", e.speedup_lo, e.speedup_hi) : "-",
@@ -32,6 +35,7 @@ void print_report(const RunInfo& run, const std::vector<AttemptRecord>& attempts
                              timed ? fmt::format("{:.4f} ms", e.baseline.median) : "-",
                              timed || e.candidate_memory ? fmt::format("{:.1f} MiB", e.candidate_memory / 1048576.0) : "-");
     if (!timed && !e.message.empty()) std::cout << "      " << e.message.substr(0, 300) << "\n";
+    for (const auto& n : e.notes) std::cout << "      note (+" << note_info(n.kind).marker << "): " << n.text << "\n";
   }
   for (const auto& p : problems) std::cout << "  problem: " << p << "\n";
   size_t unsandboxed = 0;

@@ -1,4 +1,4 @@
-// Task figures as JSON: names, category, domain, stage count, flops, bytes, inputs and outputs.
+// Task figures as JSON: names, category, domain, stage count, flops, bytes, must-read bytes, inputs and outputs.
 #include "cli/task_json.h"
 
 #include "suite/figures.h"
@@ -22,7 +22,8 @@ nlohmann::json task_json(const Task& t) {
   return {
       {"name", t.name},         {"pattern", t.pattern},         {"category", t.category},
       {"domain", t.domain},     {"stages", f.stages},           {"flops", f.flops},
-      {"bytes", f.bytes},       {"inputs", tensors(p.inputs)},  {"outputs", tensors(p.outputs)},
+      {"bytes", f.bytes},       {"must_read_bytes", f.must_read_bytes},
+      {"inputs", tensors(p.inputs)},  {"outputs", tensors(p.outputs)},
       {"file", t.file.string()},  {"task_hash", task_hash(p)},    {"suite_version", t.suite_version},
   };
 }

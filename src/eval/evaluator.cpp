@@ -14,6 +14,12 @@ EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks, Timin
   eo.memory_budget = dev.memory_budget;
   eo.peak_gflops = peaks.gflops;
   eo.peak_gbps = peaks.gbps;
+  eo.read_gbps = peaks.read_gbps;
+  // (A board's profile gives a copy bandwidth only: it serves as the read bandwidth, and the proof says so.)
+  if (eo.read_gbps <= 0 && dev.board && peaks.gbps > 0) {
+    eo.read_gbps = peaks.gbps;
+    eo.read_gbps_is_copy_bandwidth = true;
+  }
   if (dev.is_gpu()) eo.gpu = dev.gpu;
   if (dev.board) eo.board = dev.board;
   if (eo.board && environment && environment->is_object() && environment->value("emulated", false)) eo.board->emulated = true;

@@ -14,7 +14,9 @@
 namespace ekb {
 
 // The options a device profile implies: its threads, memory budget, GPU device, and the peak rates
-// that bound an honest time (none on GPU profiles); calls timed in `timing` (timing_regime.h).
+// (none on GPU profiles): the read bandwidth that proves a time impossible (a board's copy bandwidth
+// where it has none), and the others that notes compare times with (harness/time_verdict.h); calls
+// timed in `timing` (timing_regime.h).
 // `environment` (prepare_device's): a board it found emulated is treated as one (its times are not
 // meaningful) also where its profile did not say so.
 EvalOptions eval_options(const DeviceProfile& dev, const PeakRates& peaks, Timing timing = Timing::cold,

@@ -31,7 +31,8 @@ nlohmann::json attempt_json(const AttemptRecord& a) {
           {"compile_ms", e.compile_ms},
           {"compile_cached", e.compile_cached},
           {"memory_bytes", e.candidate_memory},
-          {"peak_rss_bytes", e.candidate_peak_rss}};
+          {"peak_rss_bytes", e.candidate_peak_rss},
+          {"notes", notes_json(e.notes)}};
   if (e.where.remote())
     j["board"] = {{"name", e.where.board}, {"arch", e.where.arch}, {"host", e.where.host}, {"worker_pid", e.where.worker_pid},
                   {"emulated", e.where.emulated}, {"sandboxed", e.where.sandboxed}, {"sandbox", e.where.sandbox}};

@@ -9,6 +9,7 @@
 
 #include "ekb_commit.h"  // generated at build time (cmake/ekb_commit.cmake)
 #include "eval/evaluator.h"
+#include "eval/read_bandwidth_check.h"
 #include "eval/task_versions.h"
 #include "harness/gpu_probe.h"
 #include "remote/remote_start.h"
@@ -98,14 +99,16 @@ PeakRates prepare_device(ResultsStore& store, const DeviceProfile& dev, nlohmann
       peaks.gflops = dev.board->peak_gflops;
       peaks.gbps = dev.board->peak_gbps;
       peaks.measured = "the profile's";
+      env["peaks_note"] = "the profile's peak_gbps (a copy bandwidth) serves as the read bandwidth that proves a time impossible: "
+                          "a board's profile has no read bandwidth";
     } else {
-      env["peaks_note"] = env.value("emulated", false) ? "none: an emulated board's times are not meaningful, so no roofline check"
-                                                       : "none in the profile: no roofline check (ekb devices --measure --device " +
-                                                             dev.board->profile_path + ")";
+      env["peaks_note"] = env.value("emulated", false)
+                              ? "none: an emulated board's times are not meaningful, so no time is judged impossible"
+                              : "none in the profile: no time is judged impossible (ekb devices --measure --device " + dev.board->profile_path + ")";
     }
   } else if (dev.is_gpu()) {
-    // The device must be here (asked of a GPU worker); the roofline check needs CPU-measured peaks
-    // and is not applied on GPU profiles.
+    // The device must be here (asked of a GPU worker); no time is judged impossible on GPU profiles
+    // (no peaks are measured for a GPU).
     GpuProbe probe = probe_gpu(dev);
     if (!probe.ok) throw std::runtime_error(fmt::format("device profile `{}`: its device is not available here: {}", dev.name, probe.why));
     env["compiler"] = probe.compiler;
@@ -122,6 +125,7 @@ PeakRates prepare_device(ResultsStore& store, const DeviceProfile& dev, nlohmann
   }
   env["peak_gflops"] = peaks.gflops;
   env["peak_gbps"] = peaks.gbps;
+  if (peaks.read_gbps > 0) env["read_gbps"] = peaks.read_gbps;
   if (environment) *environment = env;
   return peaks;
 }
@@ -143,6 +147,7 @@ RunInfo evaluate_run(const Suite& suite, const SubmissionSet& subs, const nlohma
   RunInfo run = store.open_run(run_key.dump(), backend_name(dev.backend), dev.name, env);
   EvalOptions eo = eval_options(dev, peaks, timing, &env);
   if (quick) quick_timing(eo);
+  ReadBandwidthCheck reads(store, dev);  // (a kernel that read faster than the stored rate: measured again, once)
   Progress progress("eval", subs.items.size());
   size_t failures = 0;
   for (const auto& s : subs.items) {
@@ -184,6 +189,7 @@ RunInfo evaluate_run(const Suite& suite, const SubmissionSet& subs, const nlohma
       }
     }
     failures += !a.eval.correct();
+    reads.after(a.eval, eo);
     store.add_attempt(run.id, a);
     progress.step(label + ": " + outcome_name(a.eval.outcome), failures);
   }

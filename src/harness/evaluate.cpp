@@ -21,10 +21,10 @@
 #include "harness/element_swaps.h"
 #include "harness/shared_buffers.h"
 #include "harness/speedup_interval.h"
+#include "harness/time_verdict.h"
 #include "harness/worker_client.h"
 #include "harness/worker_start.h"
 #include "interp/reference.h"
-#include "suite/figures.h"
 
 namespace ekb {
 
@@ -34,9 +34,6 @@ using worker::Reply;
 using worker::Worker;
 
 constexpr int kWarmupRounds = 3;
-// Measured peaks are what ekb's tuned kernels reach, a little under the hardware's: a candidate is
-// flagged only when it is faster than the bound by more than a third.
-constexpr double kRooflineSlack = 0.75;
 // While the interval is too wide, it is computed again every this many rounds.
 constexpr int kIntervalEvery = 16;
 // Regimes with awake threads (cold, warm) on the CPU: idle OpenMP threads spin idle_spin_us() after
@@ -563,18 +560,11 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
   e.speedup_lo = interval.lo;
   e.speedup_hi = interval.hi;
   if (over_budget(e, cand, o) || background_work(e, cand, base, o) || clock_disagrees(e, cand, base, o)) return e;
-  if (o.peak_gflops > 0 && o.peak_gbps > 0) {
-    // Timed warm, the bytes that fit in the last-level cache need never come from memory: only the
-    // rest counts against the memory bandwidth.
-    Figures f = compute_figures(p);
-    double from_memory = static_cast<double>(f.bytes) - (warm ? static_cast<double>(last_level_cache_bytes()) : 0.0);
-    double bound_ms = std::max(f.flops / (o.peak_gflops * 1e6), std::max(0.0, from_memory) / (o.peak_gbps * 1e6));
-    if (e.candidate.median < kRooflineSlack * bound_ms)
-      return fail(e, Outcome::invalid,
-                  fmt::format("measured {:.4f} ms, but {:.3g} flops and {} bytes need at least {:.4f} ms at this device's "
-                              "measured peaks ({:.1f} GFLOP/s, {:.1f} GB/s): the timing cannot be real",
-                              e.candidate.median, f.flops, f.bytes, bound_ms, o.peak_gflops, o.peak_gbps));
-  }
+  // Too fast: `invalid` only with a proof; anything else it suggests is a note (time_verdict.h).
+  TimeVerdict verdict = judge_time(p, e.candidate.median, o);
+  e.notes = verdict.notes;
+  e.must_read_gbps = verdict.must_read_gbps;
+  if (verdict.impossible) return fail(e, Outcome::invalid, *verdict.impossible);
   return e;
 }
 

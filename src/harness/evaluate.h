@@ -21,8 +21,10 @@
 // the median of the timed calls, and the last call's outputs, copied the moment it answers, are
 // compared with the baseline's. After each turn the harness waits 1.2 ms, until the side's threads
 // sleep (so the two sides never run at once), and the CPU the worker used in that time is its work
-// after answering. On a GPU, warm is cold without the flush of the device's cache. The roofline bound then
-// counts only the bytes beyond the last-level cache.
+// after answering. On a GPU, warm is cold without the flush of the device's cache.
+// Impossible times. A correct attempt is `invalid` only with a proof: below half the time that the
+// bytes every correct kernel must read take at this machine's read bandwidth (time_verdict.h);
+// anything else that looks too fast is a note beside the result (attempt_notes.h).
 // Budgets. The kernel's own memory is the growth of its worker's resident set from the moment it was
 // sandboxed (arguments already mapped), read from /proc; past the profile's budget it is `over
 // budget`. CPU its worker uses between answering and the next request is work moved off the timed
@@ -45,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/attempt_notes.h"
 #include "harness/compare.h"
 #include "harness/device_profiles.h"
 #include "harness/outcome.h"
@@ -73,9 +76,14 @@ struct EvalOptions {
   uint64_t flush_bytes = 0;               // the buffer a cache flush touches; 0: twice the last-level cache, 8 MiB at least
   int call_timeout_ms = 10000;            // one kernel call
   double cpu_seconds = 120;               // the worker's CPU time limit
-  // The device's measured peak rates (peak_rates.h); with both set, a candidate timed below 3/4 of
-  // the task's roofline bound is `invalid`.
+  // The device's measured peak rates (peak_rates.h): a correct candidate faster than the task's
+  // flops at peak_gflops, or its stated bytes at peak_gbps, gets a note (time_verdict.h).
   double peak_gflops = 0, peak_gbps = 0;
+  // The fastest rate this machine reads memory (peak_rates.h): a correct candidate below half the
+  // time its must-read bytes take at this rate is `invalid`. 0: no proof is made. On a board its
+  // profile's peak_gbps serves (read_gbps_is_copy_bandwidth), as it has no read bandwidth.
+  double read_gbps = 0;
+  bool read_gbps_is_copy_bandwidth = false;
   // A GPU profile's device: the candidate and the baseline are GPU programs (with their launch
   // contracts), run by ekb-gpu-worker; calls are timed on the device, and the cache flush is the
   // device's. memory_budget then bounds the program's scratch buffers in device memory.
@@ -87,7 +95,7 @@ struct EvalOptions {
   // here for it; the same protocol, the buffers mirrored there around every call.
   std::optional<Board> board;
   // Its times are not meaningful (an emulated board): the checks that compare times (the worker's
-  // clock, its work after answering) are not judged, and no roofline is applied (no peaks).
+  // clock, its work after answering) are not judged, and no time is judged impossible (no peaks).
   bool timing_not_meaningful() const { return board && board->emulated; }
 };
 
@@ -113,6 +121,8 @@ struct Evaluation {
   double speedup_lo = 0, speedup_hi = 0;      // its 95% confidence interval (paired bootstrap over the rounds)
   bool noisy = false;                         // the interval stayed wider than asked after the most rounds allowed
   bool cut_short = false;                     // timed until its interval lay below EvalOptions::hopeless_below
+  std::vector<AttemptNote> notes;             // what the harness noticed without failing it (attempt_notes.h)
+  double must_read_gbps = 0;                  // its must-read bytes from memory per call, per its median (GB/s; not stored)
   // CPU: the median time per timed call outside the kernel (the request's way to the worker and back),
   // by the harness's clock: not counted in the times above.
   double candidate_outside_ms = 0, baseline_outside_ms = 0;

@@ -5,7 +5,7 @@ namespace ekb {
 
 const std::vector<OutcomeInfo>& outcome_table() {
   static const std::vector<OutcomeInfo> t = {
-      {Outcome::ok, "ok", true, false, "correct: compare its time with the baseline's and the roofline bound"},
+      {Outcome::ok, "ok", true, false, "correct: compare its time with the baseline's (its notes, if any, say what the time suggests)"},
       {Outcome::compile, "compile", false, true, "fix the error at the line and column shown (the fix: line says what would be right)"},
       {Outcome::mismatch, "mismatch", false, true,
        "keep the task's interface: the same input and output names, types and shapes, and a source for this backend"},
@@ -22,7 +22,9 @@ const std::vector<OutcomeInfo>& outcome_table() {
       {Outcome::input_mutated, "input mutated", true, true, "the kernel changed an input: inputs are read-only"},
       {Outcome::background_work, "background work", true, true,
        "the kernel kept working after returning: finish all work before the call returns"},
-      {Outcome::invalid, "invalid", true, true, "the time is below what the device's peak rates allow: the kernel must do its work"},
+      {Outcome::invalid, "invalid", true, true,
+       "the time is below half of what reading the inputs every correct kernel must read takes at this machine's read "
+       "bandwidth: the kernel must read its inputs and compute its outputs within the call"},
       {Outcome::clock_mismatch, "clock mismatch", true, true,
        "the time reported from the kernel's process disagrees with the harness's clock: leave the worker's memory alone"},
       {Outcome::launch_limits, "launch limits", true, true,

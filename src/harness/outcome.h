@@ -24,7 +24,7 @@ enum class Outcome {
   out_of_bounds,    // a write beside its buffers (a guard zone changed)
   input_mutated,    // it changed its inputs
   background_work,  // CPU used after its calls returned: work moved off the timed path
-  invalid,          // faster than the roofline bound allows: the timing cannot be real
+  invalid,          // provably too fast: below half the time its must-read bytes take at the read bandwidth (time_verdict.h)
   clock_mismatch,   // its worker reported a time the harness's own clock around the call contradicts
   launch_limits,    // GPU: beyond the profile's limits at launch (threads, shared memory, registers)
   device_fault,     // GPU: a launch failed on the device (illegal address, a kernel that faulted)

@@ -107,18 +107,26 @@ schedule cpu
 // Other work on the machine beyond this (in CPUs) makes a measurement of peaks worthless.
 constexpr double kMaxBusyCpus = 0.3;
 
-// Throws when other processes keep the machine busy: sampled a few times, a short burst passes.
-void require_quiet_machine(const DeviceProfile& dev, const char* when) {
+// The CPUs other processes keep busy when that is too many to measure (sampled a few times, a
+// short burst passes); nothing when the machine is quiet.
+std::optional<double> machine_busy() {
   double busy = 0;
   for (int attempt = 0; attempt < 4; ++attempt) {
     busy = busy_cpus(0.4);
-    if (busy < 0 || busy <= kMaxBusyCpus) return;
+    if (busy < 0 || busy <= kMaxBusyCpus) return std::nullopt;
   }
+  return busy;
+}
+
+// Throws when other processes keep the machine busy.
+void require_quiet_machine(const DeviceProfile& dev, const char* when) {
+  std::optional<double> busy = machine_busy();
+  if (!busy) return;
   throw std::runtime_error(fmt::format(
       "cannot measure the peak rates of device `{}` {}: other processes keep {:.1f} of this machine's CPUs busy, and peaks "
       "measured on a busy machine would be too low (honest kernels would then look impossible and be marked invalid); stop "
       "the other work and run again (or `ekb devices --measure`)",
-      dev.name, when, busy));
+      dev.name, when, *busy));
 }
 
 EvalOptions measuring_options(const DeviceProfile& dev, Timing timing) {
@@ -166,6 +174,20 @@ double time_kernel(const std::string& text, const DeviceProfile& dev, Figures* f
   return std::min(a, b);
 }
 
+// Reading from memory: on one thread, and on all of them (the faster of the two is the proof's rate).
+void measure_read(const DeviceProfile& dev, PeakRates& r) {
+  Figures f;
+  DeviceProfile one = dev;
+  one.threads = 1;
+  double ms = time_kernel(read_text(one.target()), one, &f);
+  r.thread_read_gbps = static_cast<double>(f.bytes) / (ms * 1e6);
+  r.read_gbps = r.thread_read_gbps;
+  if (dev.threads > 1) {
+    ms = time_kernel(read_text(dev.target()), dev, &f);
+    r.read_gbps = std::max(r.read_gbps, static_cast<double>(f.bytes) / (ms * 1e6));
+  }
+}
+
 // What a parallel region costs (us) in regime `timing`: the tiny kernel with and without it.
 double region_cost_us(const DeviceProfile& dev, Timing timing) {
   if (dev.threads < 2) return 0;
@@ -186,6 +208,14 @@ std::optional<PeakRates> machine_cached_peak_rates(const DeviceProfile& dev) {
   r.with_figures(j.value("figures", nlohmann::json::object()));
   if (!r.known()) return std::nullopt;
   return r;
+}
+
+void cache_machine_peak_rates(const DeviceProfile& dev, const PeakRates& r);
+
+// `r` as this machine's rates for `dev`: in the store and this machine's cache.
+void keep_peak_rates(ResultsStore& store, const DeviceProfile& dev, const PeakRates& r) {
+  store.set_peaks(machine_id(), peak_store_key(dev), StoredPeaks{r.gflops, r.gbps, r.measured, r.figures().dump()});
+  cache_machine_peak_rates(dev, r);
 }
 
 void cache_machine_peak_rates(const DeviceProfile& dev, const PeakRates& r) {
@@ -245,14 +275,7 @@ PeakRates measure_peak_rates(const DeviceProfile& dev) {
   }
   ms = time_kernel(stream_text(dev.target()), dev, &f);
   r.gbps = static_cast<double>(f.bytes) / (ms * 1e6);
-  // Reading: on one thread, and on all of them (the faster of the two is the bound's rate).
-  ms = time_kernel(read_text(one.target()), one, &f);
-  r.thread_read_gbps = static_cast<double>(f.bytes) / (ms * 1e6);
-  r.read_gbps = r.thread_read_gbps;
-  if (dev.threads > 1) {
-    ms = time_kernel(read_text(dev.target()), dev, &f);
-    r.read_gbps = std::max(r.read_gbps, static_cast<double>(f.bytes) / (ms * 1e6));
-  }
+  measure_read(dev, r);
   r.region_us_cold = region_cost_us(dev, Timing::cold);
   r.region_us_warm = region_cost_us(dev, Timing::warm);
   r.region_us_asleep = region_cost_us(dev, Timing::cold_asleep);
@@ -281,9 +304,60 @@ PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev, bool remeasu
   }
   PeakRates r = measure_peak_rates(dev);
   r.measured = now_utc();
-  store.set_peaks(machine_id(), peak_store_key(dev), StoredPeaks{r.gflops, r.gbps, r.measured, r.figures().dump()});
-  cache_machine_peak_rates(dev, r);
+  // (The read bandwidth is an upper bound: the best of every measurement on this machine is kept.)
+  if (std::optional<PeakRates> before = known_peak_rates(store, dev)) r.read_gbps = std::max(r.read_gbps, before->read_gbps);
+  keep_peak_rates(store, dev, r);
   return r;
+}
+
+ReadRefresh refresh_read_bandwidth(ResultsStore& store, const DeviceProfile& dev, double at_least, const ReadProbe& probe) {
+  auto busy_now = [&] { return probe.busy ? probe.busy() : machine_busy(); };
+  auto measure_now = [&] {
+    if (probe.measure) return probe.measure();
+    PeakRates now;
+    measure_read(dev, now);
+    return now.read_gbps;
+  };
+  ReadRefresh out;
+  out.candidate_gbps = at_least;
+  std::optional<PeakRates> known = known_peak_rates(store, dev);
+  out.before = out.stored = known ? known->read_gbps : 0;
+  if (dev.board || dev.is_gpu() || !known) {
+    out.why_not = dev.board ? "a board's rates are its profile's (ekb devices --measure --device FILE)" : "no rates are stored for this device";
+    return out;
+  }
+  std::optional<double> busy = busy_now();
+  double now = 0;
+  try {
+    if (!busy) now = measure_now();
+    if (!busy) busy = busy_now();
+  } catch (const std::exception& e) {
+    out.why_not = std::string("measuring failed: ") + e.what();
+    return out;
+  }
+  if (busy) {
+    out.why_not = fmt::format("other processes keep {:.1f} of this machine's CPUs busy, and a rate measured then would be too low", *busy);
+    return out;
+  }
+  out.measured = true;
+  out.measured_gbps = now;
+  if (now > known->read_gbps) {
+    PeakRates kept = *known;
+    kept.read_gbps = now;
+    kept.measured = now_utc();  // (the latest measurement: a merge of stores keeps the newer row)
+    keep_peak_rates(store, dev, kept);
+  }
+  out.stored = std::max(known->read_gbps, now);
+  return out;
+}
+
+std::string ReadRefresh::text() const {
+  if (!measured) return fmt::format("the read bandwidth was not measured again: {}", why_not);
+  std::string s = fmt::format("ekb measured this machine's read bandwidth again: {:.1f} GB/s; ", measured_gbps);
+  s += stored > before ? fmt::format("the stored rate rose from {:.1f} to {:.1f} GB/s", before, stored)
+                       : fmt::format("the stored {:.1f} GB/s stays", stored);
+  if (candidate_gbps > stored) s += fmt::format(" (the kernel's {:.1f} GB/s is still above it, within the margin)", candidate_gbps);
+  return s;
 }
 
 nlohmann::json PeakRates::figures() const {

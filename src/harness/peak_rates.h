@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -48,10 +49,33 @@ ParallelCost parallel_cost(const PeakRates& r, Timing t);
 DeviceProfile with_known_parallel_cost(ResultsStore* store, DeviceProfile dev, Timing t);
 
 // The stored rates for (this machine, `dev`), measuring and storing them first when missing (or
-// when `remeasure`: measure on a quiet machine; `ekb devices --measure` does). Rates measured here
-// are also kept in this machine's cache (cache_root()/peaks, not for a board's profile): a new
-// results store on the same machine takes them from there instead of measuring again.
+// when `remeasure`: measure on a quiet machine; `ekb devices --measure` does; the read bandwidth
+// stays the best ever measured here). Rates measured here are also kept in this machine's cache
+// (cache_root()/peaks, not for a board's profile): a new results store on the same machine takes
+// them from there instead of measuring again.
 PeakRates peak_rates(ResultsStore& store, const DeviceProfile& dev, bool remeasure = false);
+// What came of measuring the read bandwidth again (refresh_read_bandwidth).
+struct ReadRefresh {
+  bool measured = false;      // false: not measured (why_not says why)
+  double before = 0;          // the stored read bandwidth before (GB/s)
+  double measured_gbps = 0;   // the new measurement: the faster of all threads and one
+  double stored = 0;          // the stored rate now: the larger of the two
+  double candidate_gbps = 0;  // the rate a candidate's must-read bytes came at (named, never stored)
+  std::string why_not;
+  std::string text() const;   // one sentence, for the candidate's note
+};
+// A candidate read its must-read bytes at `at_least` GB/s, faster than the stored read bandwidth:
+// measures the read bandwidth again with ekb's own kernels (only on a quiet machine: on a busy one,
+// or for a board or a GPU, nothing is measured and it says why), and keeps the larger of the stored
+// rate and the new one, in the store and this machine's cache. The candidate's own rate is never
+// stored: a kernel that cheats the clock would raise the bound for itself and every later one.
+// `probe` measures (default: ekb's own kernels and this machine's load; tests give their own).
+struct ReadProbe {
+  std::function<std::optional<double>()> busy;  // the CPUs other processes keep busy; nullopt: quiet enough to measure
+  std::function<double()> measure;              // the read bandwidth now (GB/s); throws when it cannot
+};
+ReadRefresh refresh_read_bandwidth(ResultsStore& store, const DeviceProfile& dev, double at_least, const ReadProbe& probe = {});
+
 // Measures them now (nothing stored). For a board's profile, on the board, through its workers:
 // what its profile file's peak_gflops and peak_gbps are to hold (`ekb devices --measure --device
 // FILE`); refused for an emulated board, whose times are not meaningful.

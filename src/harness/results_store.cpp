@@ -276,8 +276,8 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
   Stmt s(db_,
          "INSERT OR IGNORE INTO attempts (run, task, sample, candidate, candidate_hash, status, message, compile_ms, "
          "candidate_ms, baseline_ms, speedup, peak_rss, comparisons, created, memory_bytes, speedup_lo, speedup_hi, noisy, "
-         "candidate_outside_ms, baseline_outside_ms, suite_version, task_hash, build_hash, board) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+         "candidate_outside_ms, baseline_outside_ms, suite_version, task_hash, build_hash, board, notes) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, run).bind(2, a.task).bind(3, a.sample).bind(4, a.candidate_path).bind(5, a.candidate_hash);
   s.bind(6, std::string(outcome_name(a.eval.outcome))).bind(7, a.eval.message).bind(8, a.eval.compile_ms);
   s.bind(9, timing_json(a.eval.candidate).dump()).bind(10, timing_json(a.eval.baseline).dump()).bind(11, a.eval.speedup);
@@ -288,6 +288,7 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
   s.bind(21, a.suite_version).bind(22, a.task_hash).bind(23, a.build_hash);
   if (a.eval.where.remote()) s.bind(24, remote_run_json(a.eval.where).dump());
   else s.bind_null(24);
+  s.bind(25, notes_json(a.eval.notes).dump());
   s.step();  // a single statement is its own transaction
 }
 
@@ -335,7 +336,7 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
   Stmt s(db_,
          "SELECT task, sample, candidate, candidate_hash, status, message, compile_ms, candidate_ms, baseline_ms, speedup, "
          "peak_rss, comparisons, memory_bytes, speedup_lo, speedup_hi, noisy, candidate_outside_ms, baseline_outside_ms, suite_version, task_hash, build_hash, "
-         "board FROM attempts WHERE run = ? ORDER BY task, sample");
+         "board, notes FROM attempts WHERE run = ? ORDER BY task, sample");
   s.bind(1, run);
   std::vector<AttemptRecord> out;
   while (s.step()) {
@@ -362,6 +363,8 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
     a.task_hash = s.is_null(19) ? "" : s.text(19);
     a.build_hash = s.is_null(20) ? "" : s.text(20);
     if (!s.is_null(21)) a.eval.where = remote_run_from(nlohmann::json::parse(s.text(21), nullptr, false));
+    // (An attempt stored before notes were kept, schema 10 and older, has none: NULL.)
+    if (!s.is_null(22)) a.eval.notes = notes_from_json(nlohmann::json::parse(s.text(22), nullptr, false));
     auto cmp = nlohmann::json::parse(s.text(11), nullptr, false);
     if (cmp.is_array())
       for (const auto& c : cmp) {

@@ -25,7 +25,7 @@ struct Board {
   std::optional<Isa> isa;
   int64_t l1_bytes = 0, l2_bytes = 0, l3_bytes = 0;
   // Its peak rates, measured on the board (`ekb devices --measure --device FILE`); 0: not measured,
-  // and then no roofline check.
+  // and then no time is judged impossible (peak_gbps serves as its read bandwidth: harness/time_verdict.h).
   double peak_gflops = 0, peak_gbps = 0;
   std::string cc;            // its cross compiler (default: TRIPLE-gcc, Debian's gcc-TRIPLE package)
   bool openmp = true;        // kernels link the board's libgomp (parallel loops); off: built without OpenMP

@@ -191,10 +191,10 @@ class Page {
     for (const auto& s : d_.selection.runs) out_ += fmt::format("<option value=\"{}\">run {}</option>", s.run.id, s.run.id);
     out_ += "</select><select name=\"what\" aria-label=\"outcome\"><option value=\"\">every outcome</option><option value=\"correct\">correct"
             "</option><option value=\"failed\">failed</option><option value=\"noisy\">noisy</option><option value=\"significant\">significantly "
-            "faster</option></select><span id=\"attempt-count\" class=\"muted\"></span></div>\n";
+            "faster</option><option value=\"noted\">with notes</option></select><span id=\"attempt-count\" class=\"muted\"></span></div>\n";
     out_ += "<table class=\"sortable\" id=\"attempts-table\"><thead><tr><th>run</th><th>task</th><th class=\"num\">sample</th><th>category</th>"
             "<th>domain</th><th>status</th><th class=\"num\">speedup</th><th class=\"num\">95% interval</th><th class=\"num\">candidate</th>"
-            "<th class=\"num\">baseline</th><th class=\"num\">memory</th><th>links</th><th>message</th></tr></thead><tbody>\n";
+            "<th class=\"num\">baseline</th><th class=\"num\">memory</th><th>links</th><th>message or notes</th></tr></thead><tbody>\n";
     for (const auto& s : d_.selection.runs)
       for (const auto& a : s.attempts) attempt_row(s, a);
     out_ += "</tbody></table></section>\n";
@@ -318,6 +318,7 @@ class Page {
     std::string s = outcome_name(e.outcome);
     if (e.correct() && e.noisy) s += " noisy";
     if (e.cut_short) s += " cut short";
+    for (const auto& n : e.notes) s += std::string(" +") + note_info(n.kind).marker;
     return s;
   }
 
@@ -421,6 +422,7 @@ class Page {
     std::string what = e.correct() ? "correct" : "failed";
     if (e.correct() && e.noisy) what += " noisy";
     if (e.significantly_faster(1.0)) what += " significant";
+    if (!e.notes.empty()) what += " noted";
     std::string links = fmt::format("<a href=\"#{}\">task</a>", task_anchor(a.task));
     if (p.source == ProgramSource::suite_task) links += fmt::format(" \u00b7 <a href=\"#{}\" title=\"{}\">code</a>", task_anchor(a.task), escape_html(p.origin));
     else links += fmt::format(" \u00b7 <a href=\"#{}\" title=\"{}\">code{}</a>", code_anchor(a.task, a.candidate_hash), escape_html(p.origin),
@@ -442,7 +444,16 @@ class Page {
         e.correct() ? times(e.speedup) : "-", e.correct() ? fmt::format("[{:.3f}, {:.3f}]", e.speedup_lo, e.speedup_hi) : "-",
         e.correct() ? num(e.candidate.median) : "", e.correct() ? ms(e.candidate.median) : "-", e.correct() ? num(e.baseline.median) : "",
         e.correct() ? ms(e.baseline.median) : "-", num(static_cast<double>(e.candidate_memory)), escape_html(memory), links,
-        escape_html(e.correct() ? "" : e.message.substr(0, 300)));
+        message_cell(e));
+  }
+
+  // A failure's message, then each note (its kind's marker and its text), one per line.
+  static std::string message_cell(const Evaluation& e) {
+    std::string cell = escape_html(e.correct() ? "" : e.message.substr(0, 300));
+    for (const auto& n : e.notes)
+      cell += fmt::format("{}<span class=\"note\" data-note=\"{}\">note (+{}): {}</span>", cell.empty() ? "" : "<br>", note_info(n.kind).name,
+                          note_info(n.kind).marker, escape_html(n.text));
+    return cell;
   }
 };
 

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "suite/must_read.h"
+
 namespace ekb {
 namespace {
 
@@ -82,8 +84,7 @@ Figures compute_figures(const Program& p) {
     f.flops += points * ops(*st.body, st);
   }
   // An input read only through data-dependent indices (a gather, an embedding lookup) need not be
-  // read whole: the indices may name the same row every time. It counts nothing, so that the bound
-  // stays a true lower bound.
+  // read whole: the indices may name the same row every time. It counts nothing.
   for (int t : p.inputs) {
     bool direct = false, gathered = false;
     for (const auto& st : p.stages) classify_reads(*st.body, t, direct, gathered);
@@ -91,6 +92,7 @@ Figures compute_figures(const Program& p) {
     f.bytes += p.tensors[t].elements() * dtype_bytes(p.tensors[t].dtype);
   }
   for (int t : p.outputs) f.bytes += p.tensors[t].elements() * dtype_bytes(p.tensors[t].dtype);
+  f.must_read_bytes = must_read(p).bytes;
   return f;
 }
 

@@ -136,12 +136,15 @@ TEST_F(Cli, ListJsonHasEveryFieldComputedFromL0) {
   ASSERT_TRUE(j.is_array());
   ASSERT_EQ(j.size(), 3u);
   for (const auto& o : j)
-    for (const char* k : {"name", "pattern", "category", "domain", "stages", "flops", "bytes", "inputs", "outputs"})
+    for (const char* k : {"name", "pattern", "category", "domain", "stages", "flops", "bytes", "must_read_bytes", "inputs", "outputs"})
       EXPECT_TRUE(o.contains(k)) << k;
   auto fc = *std::find_if(j.begin(), j.end(), [](const auto& o) { return o["name"] == "mm_fc"; });
   EXPECT_EQ(fc["pattern"], "mm");
   EXPECT_EQ(fc["flops"].template get<double>(), 2.0 * 1 * 10 * 64);
   EXPECT_EQ(fc["bytes"].template get<int64_t>(), (64 + 64 * 10 + 10) * 4);
+  EXPECT_EQ(fc["must_read_bytes"].template get<int64_t>(), 0) << "a matmul's operands can each be absorbed by the other's zeros";
+  auto relu = *std::find_if(j.begin(), j.end(), [](const auto& o) { return o["name"] == "relu_1k"; });
+  EXPECT_EQ(relu["must_read_bytes"].template get<int64_t>(), 1024 * 4) << "every element of a ReLU's input must be read";
   EXPECT_EQ(fc["inputs"][1]["shape"], nlohmann::json::array({64, 10}));
   EXPECT_EQ(fc["outputs"][0]["dtype"], "f32");
   Result cat = ekb(suite() + " list --json --category elementwise");

@@ -54,21 +54,32 @@ TEST_P(EvaluateInEachRegime, CorrectCandidateIsTimedAgainstTheBaseline) {
   EXPECT_GT(e.compile_ms, 0.0);
 }
 
-TEST(Evaluate, FasterThanTheRooflineIsInvalid) {
-  // With peaks set absurdly low, an honest kernel's time is below the bound: the result is marked
-  // invalid (the bound is what makes a "150x" that cannot be real visible).
+TEST(Evaluate, ProvablyTooFastIsInvalidAndMerelyFastIsANote) {
+  // With the read bandwidth set absurdly low, an honest kernel reads its 32 KiB of input faster than
+  // that allows, by far: the time is provably impossible, and the result is marked invalid.
   const Program& p = *program();
   EvalOptions o = quick();
-  o.peak_gflops = 1e-3;
-  o.peak_gbps = 1e-3;
+  o.read_gbps = 1e-3;
   std::string src = "#include <stdint.h>\nvoid ekb_entry(void* const* args, int32_t t) { float* x = (float*)args[0]; "
                     "float* y = (float*)args[1]; for (int i = 0; i < 8192; ++i) y[i] = x[i] * 2.0f + 1.0f; }\n";
   Evaluation e = evaluate(p, src, false, baseline(), o);
   EXPECT_EQ(e.outcome, Outcome::invalid) << e.message;
   EXPECT_NE(e.message.find("cannot be real"), std::string::npos) << e.message;
-  o.peak_gflops = 1e6;  // at real peaks the same kernel is fine
+  EXPECT_NE(e.message.find("32768 bytes"), std::string::npos) << e.message;
+  // The arithmetic and copy peaks set absurdly low prove nothing: notes beside a correct result.
+  o.read_gbps = 1e6;
+  o.peak_gflops = 1e-3;
+  o.peak_gbps = 1e-3;
+  Evaluation fast = evaluate(p, src, false, baseline(), o);
+  EXPECT_EQ(fast.outcome, Outcome::ok) << fast.message;
+  ASSERT_EQ(fast.notes.size(), 2u);
+  EXPECT_EQ(fast.notes[0].kind, NoteKind::fewer_flops_than_stated);
+  EXPECT_EQ(fast.notes[1].kind, NoteKind::beyond_copy_bandwidth);
+  o.peak_gflops = 1e6;  // at real peaks the same kernel is noted for nothing
   o.peak_gbps = 1e6;
-  EXPECT_EQ(evaluate(p, src, false, baseline(), o).outcome, Outcome::ok);
+  Evaluation plain = evaluate(p, src, false, baseline(), o);
+  EXPECT_EQ(plain.outcome, Outcome::ok);
+  EXPECT_TRUE(plain.notes.empty());
 }
 
 TEST_P(EvaluateInEachRegime, NoOpIsWrong) {

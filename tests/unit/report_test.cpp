@@ -283,6 +283,52 @@ TEST(ReportHtml, EscapesTextAndKeepsScriptsWhole) {
 
 CommandResult ekb(const std::string& args) { return run_command(std::string(EKB_BINARY) + " --suite " + fixture_suite_dir().string() + " " + args + " 2>&1"); }
 
+TEST(ReportNotes, AnAttemptsNotesAreShownBesideItInTheTableTheJsonAndThePage) {
+  Store t("notes");
+  int64_t run = 0;
+  {
+    ResultsStore s(t.path);
+    nlohmann::json key = {{"command", "eval"}, {"dir", "notes"}, {"backend", "cpu"}, {"device", "host"}, {"tasks", ""}};
+    run = s.open_run(key.dump(), "cpu", "host", synthetic_env("host", 2, 4ull << 30, "cold")).id;
+    AttemptRecord a = synthetic_attempt(fixture(), "relu_256", 0, Outcome::ok, 40.0, 38.0, 42.0);
+    a.candidate_path = "relu_256.c";
+    a.candidate_hash = "h";
+    a.eval.notes = {make_note(NoteKind::fewer_flops_than_stated, "3e6 flops in <0.001 ms"),
+                    make_note(NoteKind::beyond_copy_bandwidth, "2048 stated bytes")};
+    s.add_attempt(run, a);
+    AttemptRecord plain = synthetic_attempt(fixture(), "scale_128", 0, Outcome::ok, 1.0, 0.9, 1.1);
+    plain.candidate_path = "scale_128.c";
+    plain.candidate_hash = "g";
+    s.add_attempt(run, plain);
+    s.finish_run(run);
+    // The JSON of an attempt: every note with its kind and text; none is an empty list.
+    auto attempts = s.attempts(run);
+    ASSERT_EQ(attempts.size(), 2u);
+    nlohmann::json j = attempt_json(attempts[0]);
+    ASSERT_EQ(j["notes"].size(), 2u);
+    EXPECT_EQ(j["notes"][0]["kind"], "fewer_flops_than_stated");
+    EXPECT_EQ(j["notes"][0]["text"], a.eval.notes[0].text);
+    EXPECT_EQ(j["status"], "ok") << "a note is not a failure";
+    EXPECT_EQ(attempt_json(attempts[1])["notes"], nlohmann::json::array());
+    // The page: the markers beside the status, the texts (escaped) in the row, a filter for them.
+    HtmlReport page = html_report(build_report_data(s, t.path, {}, &fixture()));
+    EXPECT_NE(page.html.find("ok +flops +copy"), std::string::npos);
+    EXPECT_NE(page.html.find("note (+flops): "), std::string::npos);
+    EXPECT_NE(page.html.find("3e6 flops in &lt;0.001 ms"), std::string::npos);
+    EXPECT_NE(page.html.find("<option value=\"noted\">"), std::string::npos);
+    EXPECT_NE(page.html.find("data-what=\"correct significant noted\""), std::string::npos);
+  }
+  // The table of `ekb results RUN`: the markers beside the status, each note under its row.
+  CommandResult c = ekb("results " + std::to_string(run) + " --db " + t.path);
+  ASSERT_EQ(c.status, 0) << c.out;
+  EXPECT_NE(c.out.find("ok +flops +copy"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("      note (+flops): faster than the task's flop count"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("      note (+copy): "), std::string::npos) << c.out;
+  CommandResult js = ekb("results " + std::to_string(run) + " --db " + t.path + " --json");
+  ASSERT_EQ(js.status, 0) << js.out;
+  EXPECT_EQ(nlohmann::json::parse(js.out)["attempts"][0]["notes"][1]["kind"], "beyond_copy_bandwidth");
+}
+
 TEST(ReportCommand, RefusesWhatIsNotAStoreOrNotInIt) {
   Store t("errors");
   std::string out = (t.dir / "r.html").string();

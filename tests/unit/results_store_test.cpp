@@ -144,6 +144,7 @@ TEST(ResultsStore, AVersion1StoreIsUpgradedWithEveryAttemptKept) {
   EXPECT_DOUBLE_EQ(attempts[0].eval.speedup_hi, 2.0);
   EXPECT_FALSE(attempts[0].eval.noisy);
   EXPECT_DOUBLE_EQ(attempts[0].eval.candidate_outside_ms, 0.0);  // not measured then
+  EXPECT_TRUE(attempts[0].eval.notes.empty());                   // no notes then
   AttemptRecord a = attempt("relu", 1, "ok", 1.5);
   a.eval.candidate_memory = 4096;
   s.add_attempt(1, a);
@@ -178,6 +179,31 @@ TEST(ResultsStore, IntervalsNoisyFlagsAndTimeOutsideTheKernelAreStoredPerAttempt
   EXPECT_DOUBLE_EQ(back.eval.speedup_lo, 1.1);
   EXPECT_DOUBLE_EQ(back.eval.speedup_hi, 1.35);
   EXPECT_TRUE(back.eval.noisy);
+}
+
+TEST(ResultsStore, NotesAreStoredPerAttemptAndAnAttemptWithoutHasNone) {
+  std::string path = temp_path("notes.db");
+  ResultsStore s(path);
+  RunInfo r = s.open_run("k", "cpu", "host", nlohmann::json::object());
+  AttemptRecord a = attempt("t", 0, "ok", 9.0);
+  a.eval.notes = {make_note(NoteKind::fewer_flops_than_stated, "1e9 flops in 0.1 ms"),
+                  make_note(NoteKind::beyond_read_bandwidth, "4096 bytes of X in 0.0001 ms")};
+  s.add_attempt(r.id, a);
+  s.add_attempt(r.id, attempt("u", 0, "ok", 1.0));
+  auto back = s.attempts(r.id);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].eval.notes, a.eval.notes);
+  EXPECT_TRUE(back[1].eval.notes.empty());
+  // Stored as JSON text, each kind by its stored name.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT notes FROM attempts WHERE task = 't'", -1, &q, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+  auto j = nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)));
+  sqlite3_finalize(q);
+  sqlite3_close(db);
+  EXPECT_EQ(j[1]["kind"], "beyond_read_bandwidth");
 }
 
 TEST(ResultsStore, AgentStepsAreStoredReplacedAndForgotten) {

@@ -67,7 +67,11 @@ void shard_store(const std::string& path, const std::string& shard, const std::v
   nlohmann::json env = env_on(host, cpu);
   env.update(more_env);
   RunInfo r = s.open_run(eval_key(shard), "cpu", "host", env);
-  for (const auto& t : tasks) s.add_attempt(r.id, attempt(t, 0, t == "t3" ? Outcome::wrong : Outcome::ok, 1.5));
+  for (const auto& t : tasks) {
+    AttemptRecord a = attempt(t, 0, t == "t3" ? Outcome::wrong : Outcome::ok, 1.5);
+    if (t == "t1") a.eval.notes = {make_note(NoteKind::fewer_flops_than_stated, "faster than " + t + "'s flops")};
+    s.add_attempt(r.id, a);
+  }
   if (finish) s.finish_run(r.id);
 }
 
@@ -121,6 +125,9 @@ TEST(StoreMerge, TheShardsOfARunBecomeOneRunWithTheUnshardedKey) {
   EXPECT_EQ(attempts[0].task_hash, "hash-t1");
   EXPECT_EQ(attempts[0].build_hash, "build-t1");
   EXPECT_DOUBLE_EQ(attempts[0].eval.candidate.median, 1.1);
+  ASSERT_EQ(attempts[0].eval.notes.size(), 1u) << "notes travel with their attempt";
+  EXPECT_EQ(attempts[0].eval.notes[0].text, make_note(NoteKind::fewer_flops_than_stated, "faster than t1's flops").text);
+  EXPECT_TRUE(attempts[1].eval.notes.empty());
 }
 
 TEST(StoreMerge, AStoreItsWriterStillHoldsIsReadThroughItsLog) {

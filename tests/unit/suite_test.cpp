@@ -93,7 +93,7 @@ TEST(Figures, MatmulFlopsAndBytes) {
 
 TEST(Figures, AGatheredInputCountsNothingAndADirectlyReadOneCountsWhole) {
   // Y reads 8 rows of the 1000-row table through the indices: the table need not be read whole (the
-  // indices may all name one row), so the bound counts only the indices and the output.
+  // indices may all name one row), so the stated bytes count only the indices and the output.
   auto p = valid("kernel g\n  dim N = 8, V = 1000, D = 16\n  in T : f32[V, D]\n  in I : i32[N] ~ int(0, 999)\n"
                  "  out Y : f32[N, D]\n  Y[n, d] = T[I[n], d]\n");
   ASSERT_TRUE(p);
