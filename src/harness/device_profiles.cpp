@@ -35,25 +35,25 @@ std::vector<DeviceProfile> device_profiles() {
   auto h200 = [](const char* platform) { return GpuDevice{platform, 0, 0, 0, 132, 228u << 10, 4800}; };
   return {
       {"host", Backend::cpu, fmt::format("this machine's CPU, all {} cores, 4 GiB for a candidate's own allocations", cores), cores,
-       4ull << 30, GpuDevice{}, std::nullopt},
+       4ull << 30, GpuDevice{}, std::nullopt, std::nullopt},
       {"edge-cpu", Backend::cpu, "an edge-class CPU budget on this machine: 2 threads, 512 MiB for a candidate's own allocations",
-       std::min(2, cores), 512ull << 20, GpuDevice{}, std::nullopt},
+       std::min(2, cores), 512ull << 20, GpuDevice{}, std::nullopt, std::nullopt},
       {"edge-1core", Backend::cpu, "a single-core edge CPU budget on this machine: 1 thread, 256 MiB for a candidate's own allocations",
-       1, 256ull << 20, GpuDevice{}, std::nullopt},
+       1, 256ull << 20, GpuDevice{}, std::nullopt, std::nullopt},
       {"h200-cuda", Backend::cuda, "the NVIDIA H200 through CUDA (NVRTC, driver API): its own limits, 16 GiB for the kernel's scratch buffers",
-       1, 16ull << 30, h200(""), std::nullopt},
+       1, 16ull << 30, h200(""), std::nullopt, std::nullopt},
       {"h200-opencl", Backend::opencl, "the NVIDIA H200 through NVIDIA's OpenCL: its own limits, 16 GiB for the kernel's scratch buffers", 1,
-       16ull << 30, h200("NVIDIA"), std::nullopt},
+       16ull << 30, h200("NVIDIA"), std::nullopt, std::nullopt},
       {"pocl-cpu", Backend::opencl, fmt::format("OpenCL on this machine's CPU through PoCL ({} cores), 4 GiB for the kernel's scratch buffers", cores),
-       cores, 4ull << 30, GpuDevice{"Portable Computing Language", 0, 0, 0}, std::nullopt},
+       cores, 4ull << 30, GpuDevice{"Portable Computing Language", 0, 0, 0}, std::nullopt, std::nullopt},
       {"opencl-any", Backend::opencl, "the first OpenCL platform here that has a device, with its own limits, 4 GiB for the kernel's scratch buffers",
-       1, 4ull << 30, GpuDevice{"", 0, 0, 0}, std::nullopt},
+       1, 4ull << 30, GpuDevice{"", 0, 0, 0}, std::nullopt, std::nullopt},
       {"jetson-orin-cuda", Backend::cuda, "Jetson Orin Nano-class limits applied on the CUDA GPU here: 1024 threads and 48 KiB of shared "
        "memory per block, 1 GiB for the kernel's scratch buffers (its 8 GiB are shared with the CPU)",
-       1, 1ull << 30, GpuDevice{"", 0, 1024, 48u << 10}, std::nullopt},
+       1, 1ull << 30, GpuDevice{"", 0, 1024, 48u << 10}, std::nullopt, std::nullopt},
       {"mali-g57-opencl", Backend::opencl, "Mali-G57-class limits applied on the OpenCL GPU here: 384 work-items and 32 KiB of local memory "
        "per work-group, 512 MiB for the kernel's scratch buffers",
-       1, 512ull << 20, GpuDevice{"NVIDIA", 0, 384, 32u << 10}, std::nullopt},
+       1, 512ull << 20, GpuDevice{"NVIDIA", 0, 384, 32u << 10}, std::nullopt, std::nullopt},
   };
 }
 
