@@ -2,7 +2,8 @@
 // and OpenCL candidates with their launch contracts are checked and timed against the default GPU
 // schedule on the same device, and the ways a GPU kernel can fail are classified: wrong results, a
 // write past its buffer, changed inputs, a hung kernel (the worker is replaced), launches beyond the
-// profile's limits, scratch beyond its budget, no contract, no such device. The OpenCL cases run on
+// profile's limits, scratch beyond its budget, no contract, no such device; every timed attempt
+// measures the launch floor beside its times. The OpenCL cases run on
 // any OpenCL device (PoCL in CI, on the CPU); the CUDA cases where a GPU is, else skipped.
 #include <gtest/gtest.h>
 
@@ -109,6 +110,21 @@ TEST_P(GpuEvaluate, DefaultScheduleOfARowSoftmaxIsCorrectWithoutScratch) {
   Evaluation e = evaluate(*p, baseline(*p), false, baseline(*p), quick());
   ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
   EXPECT_EQ(e.candidate_memory, 0u);
+}
+
+// Every GPU attempt measures its launch floor: an empty kernel, in the baseline's worker, timed as the
+// calls are (the device's time, positive). An attempt that fails before its timing has none.
+TEST_P(GpuEvaluate, TheLaunchFloorIsMeasuredWithEveryAttempt) {
+  EvalOptions o = quick();
+  o.max_wall_seconds = 120;
+  o.max_interval_half_width = 1e9;
+  Evaluation e = eval("  if (i < n) y[i] = x[i] * 2.0f + 1.0f;", o);
+  ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
+  EXPECT_GT(e.floor_ms, 0.0);
+  EXPECT_LT(e.floor_ms, 1000.0);
+  Evaluation w = eval("  if (i < n) y[i] = x[i];");
+  EXPECT_EQ(w.outcome, Outcome::wrong);
+  EXPECT_EQ(w.floor_ms, 0.0);
 }
 
 // A block tile whose shared panels are double-buffered (double_buffer: the next panels staged in
