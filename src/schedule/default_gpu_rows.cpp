@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "loops/hoisting.h"
+
 namespace ekb::default_schedule {
 
 namespace {
@@ -124,9 +126,9 @@ bool recomputed_in(const Graph& sim, const LStage& e, const RowGroup& gr) {
   return true;
 }
 
-}  // namespace
-
-std::vector<RowGroup> find_row_groups(Graph& sim, Plan& plan, std::set<std::string>& inlined) {
+// The groups of `sim` once the element-wise stages only a group reads are inlined into it (each also
+// in `inlined` and, when `plan` is given, as an `inline` line).
+std::vector<RowGroup> settle(Graph& sim, Plan* plan, std::set<std::string>& inlined) {
   std::set<std::string> kept;  // would not inline within the limits
   for (;;) {
     std::vector<RowGroup> groups = groups_of(sim);
@@ -137,11 +139,64 @@ std::vector<RowGroup> find_row_groups(Graph& sim, Plan& plan, std::set<std::stri
     if (next.empty()) return groups;
     if (inline_within_limits(sim, next)) {
       inlined.insert(next);
-      plan.memory(next, "inline");
+      if (plan) plan->memory(next, "inline");
     } else {
       kept.insert(next);
     }
   }
+}
+
+// A name no stage, input or output of `g` has: `base`, else `base`2, `base`3...
+std::string fresh_stage_name(const Graph& g, const std::string& base) {
+  auto taken = [&](const std::string& n) {
+    if (g.find(n) >= 0 || g.input(n)) return true;
+    for (const auto& o : g.outputs)
+      if (o.name == n) return true;
+    return false;
+  };
+  std::string n = base;
+  for (int i = 2; taken(n); ++i) n = base + std::to_string(i);
+  return n;
+}
+
+struct Hoist {
+  std::string stage, name;
+};
+
+// Every reduction inside an intermediate stage's expression hoisted into a stage of its own
+// (loops/hoisting.h), in `g`; the hoists in order.
+std::vector<Hoist> hoist_all(Graph& g) {
+  std::vector<Hoist> hoists;
+  for (size_t i = 0; i < g.stages.size(); ++i) {
+    if (g.stages[i].is_output || g.stages[i].is_scan()) continue;
+    while (const lir::Expr* r = lower::hoistable_reduction(g.stages[i])) {
+      std::string name = fresh_stage_name(g, g.stages[i].name + "_" + lir::reduce_op_name(r->redop));
+      std::optional<LStage> h = lower::hoist_first_reduction(g.stages[i], name);
+      g.stages.insert(g.stages.begin() + static_cast<long>(i), std::move(*h));
+      ++i;  // (the stage moved one place on)
+      hoists.push_back({g.stages[i].name, name});
+    }
+  }
+  return hoists;
+}
+
+}  // namespace
+
+std::vector<RowGroup> find_row_groups(Graph& sim, Plan& plan, std::set<std::string>& inlined) {
+  // Reductions inside expressions (`Mu[t] = (sum(d) X[t, d]) / D`) join a group once hoisted into
+  // stages of their own: tried on a copy, and hoisted here (`hoist_reduction`) where they join one.
+  Graph trial = sim;
+  std::vector<Hoist> tried = hoist_all(trial);
+  std::set<std::string> trial_inlined, members;
+  for (const auto& gr : settle(trial, nullptr, trial_inlined)) members.insert(gr.members.begin(), gr.members.end());
+  for (const auto& h : tried) {
+    if (!members.count(h.name)) continue;
+    LStage& st = sim.stages[static_cast<size_t>(sim.find(h.stage))];
+    std::optional<LStage> made = lower::hoist_first_reduction(st, h.name);
+    sim.stages.insert(sim.stages.begin() + sim.find(h.stage), std::move(*made));
+    plan.memory(h.stage, "hoist_reduction -> " + h.name);
+  }
+  return settle(sim, &plan, inlined);
 }
 
 void spread_over_threads(const std::string& col, int64_t threads, std::vector<std::string>& dirs) {

@@ -1,6 +1,6 @@
 // The default GPU schedule's rules (src/schedule/default_gpu.cpp, docs/baseline.md), pinned on small
 // kernels: row chains (softmax, layer norm, an L2 norm) fused into one launch with their reductions
-// shared by each row's threads, a warp per short row and several rows per block, a thread per very
+// shared by each row's threads (reductions inside expressions hoisted into stages first), a warp per short row and several rows per block, a thread per very
 // short row, row sums at the root shared by threads, several elements per thread for a large
 // streaming stage, and every suite workload's default within the stricter profiles' limits
 // (jetson-orin-cuda, mali-g57-opencl). Compile-only: running them is the suite tests' job.
@@ -81,6 +81,37 @@ TEST(GpuDefaultSchedule, ALayerNormIsOneLaunch) {
   ASSERT_EQ(g.contract.launches.size(), 1u) << s;
   EXPECT_EQ(g.contract.launches[0].grid[0], 64u);
   EXPECT_EQ(g.contract.launches[0].block[0], 128u);  // 768 columns: 96 threads of 8, rounded up to a power of two
+}
+
+// The suite's form of layer norm: the mean and the variance are reductions inside expressions. Each is
+// hoisted into a stage of its own (hoist_reduction), which then joins the row group: one launch.
+TEST(GpuDefaultSchedule, ReductionsInsideExpressionsAreHoistedIntoTheRowGroup) {
+  auto p = load(R"(kernel ln
+  dim T = 64, D = 128
+  const eps = 1e-5
+  in X : f32[T, D]
+  out Y : f32[T, D]
+  Mu[t] = (sum(d) X[t, d]) / D
+  Var[t] = (sum(d) (X[t, d] - Mu[t]) * (X[t, d] - Mu[t])) / D
+  Y[t, d] = (X[t, d] - Mu[t]) * rsqrt(Var[t] + eps)
+)");
+  Target t = default_target(Backend::cuda);
+  std::string s = default_schedule_text(*p, t);
+  EXPECT_TRUE(has(s, "Mu: hoist_reduction -> Mu_sum") && has(s, "Var: hoist_reduction -> Var_sum")) << s;
+  EXPECT_TRUE(has(s, "Mu_sum: split d 32 -> d_o d_t; reorder d_t d_o; bind d_t thread.x")) << s;
+  EXPECT_TRUE(has(s, "Mu_sum: compute_at Y t_t") && has(s, "Mu: compute_at Y t_t")) << s;
+  codegen::GpuProgram g = program_for(*p, t);
+  ASSERT_EQ(g.contract.launches.size(), 1u) << s;
+  EXPECT_EQ(g.contract.launches[0].block[0], 32u);  // a warp per row of 128, 8 rows per block
+  EXPECT_EQ(g.contract.launches[0].block[1], 8u);
+  // A reduction inside an expression that no group reads per row stays where it is.
+  auto alone = load(R"(kernel msq
+  dim N = 64, D = 128
+  in X : f32[N, D]
+  out Y : f32[N]
+  Y[n] = (sum(d) X[n, d] * X[n, d]) / D
+)");
+  EXPECT_FALSE(has(default_schedule_text(*alone, t), "hoist_reduction"));
 }
 
 // Short rows: a warp per row (32 threads for 29 columns), 8 rows per block (a divisor of the 400
