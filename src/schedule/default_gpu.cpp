@@ -74,7 +74,7 @@ std::vector<std::string> cross_thread_directives(const LStage& s, const RowLayou
   std::string pure = s.vars.empty() ? "" : fuse_in_order(s.vars, dirs);
   std::string red = fuse_in_order(s.rvars, dirs);
   spread_over_threads(red, l.row_threads, dirs);
-  bind_rows(pure, l.rows_per_block, dirs);
+  bind_rows(pure, product(s.extents), l.rows_per_block, dirs);
   return dirs;
 }
 

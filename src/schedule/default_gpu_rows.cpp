@@ -205,8 +205,15 @@ void spread_over_threads(const std::string& col, int64_t threads, std::vector<st
   dirs.push_back(fmt::format("bind {}_t thread.x", col));
 }
 
-std::string bind_rows(const std::string& row, int64_t rows_per_block, std::vector<std::string>& dirs) {
+std::string bind_rows(const std::string& row, int64_t rows, int64_t rows_per_block, std::vector<std::string>& dirs) {
   if (row.empty()) return "";
+  // One block in all: no loop bound to blocks. (A loop of one iteration bound to blocks stays a loop
+  // in the code, and the rows computed inside it got loops whose trip count reads the block's index,
+  // around the reductions' barriers: PoCL computed a row's sum wrong there.)
+  if (rows == rows_per_block) {
+    if (rows > 1) dirs.push_back(fmt::format("bind {} thread.y", row));
+    return row;
+  }
   if (rows_per_block > 1) {
     dirs.push_back(fmt::format("split {} {} -> {}_b {}_t", row, rows_per_block, row, row));
     dirs.push_back(fmt::format("bind {}_b block.x; bind {}_t thread.y", row, row));
@@ -218,6 +225,8 @@ std::string bind_rows(const std::string& row, int64_t rows_per_block, std::vecto
 
 RowGroupLines row_group_lines(const LStage& anchor, size_t outer, const std::vector<const LStage*>& members, const RowLayout& l) {
   RowGroupLines r;
+  int64_t row_count = 1;
+  for (size_t i = 0; i < outer; ++i) row_count *= anchor.extents[i];
   std::vector<std::string> rows(anchor.vars.begin(), anchor.vars.begin() + static_cast<long>(outer));
   std::vector<std::string> cols(anchor.vars.begin() + static_cast<long>(outer), anchor.vars.end());
   std::string row = fuse_in_order(rows, r.anchor), col = fuse_in_order(cols, r.anchor);
@@ -229,7 +238,7 @@ RowGroupLines row_group_lines(const LStage& anchor, size_t outer, const std::vec
     r.inner = col;
   } else {
     spread_over_threads(col, l.row_threads, r.anchor);
-    r.at = bind_rows(row, l.rows_per_block, r.anchor);
+    r.at = bind_rows(row, row_count, l.rows_per_block, r.anchor);
     r.inner = col + "_o";
   }
   for (const LStage* m : members) {

@@ -47,8 +47,9 @@ RowGroupLines row_group_lines(const LStage& anchor, size_t outer, const std::vec
 // The directives that spread loop `col` over `threads` threads on thread.x, consecutive threads on
 // consecutive iterations, each thread looping over the rest (`col`_o inside `col`_t).
 void spread_over_threads(const std::string& col, int64_t threads, std::vector<std::string>& dirs);
-// The directives that put loop `row` on blocks, or `rows_per_block` of its iterations per block on
-// thread.y; the innermost loop they leave bound to a row.
-std::string bind_rows(const std::string& row, int64_t rows_per_block, std::vector<std::string>& dirs);
+// The directives that put loop `row` (of `rows` iterations) on blocks, or `rows_per_block` of its
+// iterations per block on thread.y (all of them in one block: no loop on blocks); the innermost loop
+// they leave bound to a row.
+std::string bind_rows(const std::string& row, int64_t rows, int64_t rows_per_block, std::vector<std::string>& dirs);
 
 }  // namespace ekb::default_schedule
