@@ -41,30 +41,33 @@ bool mentions(const lir::ExprP& e, const std::string& v) {
   return false;
 }
 
-// Whether some read of `e` moves along the innermost reduction variable `r` in its last index
-// (`X[.., r]`, `X[.., base + r]`): consecutive terms of the reduction are neighbours in memory, so
-// threads that split it read coalesced.
-bool reads_along(const lir::ExprP& e, const std::string& r) {
-  if (e->kind == lir::EK::load && !e->args.empty()) {
-    const lir::ExprP& last = e->args.back();
-    if (is_var(last, r)) return true;
-    if (last->kind == lir::EK::binary && last->binop == BinOp::add)
-      for (int i = 0; i < 2; ++i)
-        if (is_var(last->args[i], r) && !mentions(last->args[1 - i], r)) return true;
-  }
+// Whether index `i` is variable `v`, or `v` plus an offset that does not read it (`base + v`).
+bool moves_along(const lir::ExprP& i, const std::string& v) {
+  if (is_var(i, v)) return true;
+  if (i->kind == lir::EK::binary && i->binop == BinOp::add)
+    for (int k = 0; k < 2; ++k)
+      if (is_var(i->args[k], v) && !mentions(i->args[1 - k], v)) return true;
+  return false;
+}
+
+// Whether some read of `e` has a last index that moves along `v` (`X[.., v]`, `X[.., base + v]`).
+bool some_read_along(const lir::ExprP& e, const std::string& v) {
+  if (e->kind == lir::EK::load && !e->args.empty() && moves_along(e->args.back(), v)) return true;
   for (const auto& a : e->args)
-    if (reads_along(a, r)) return true;
+    if (some_read_along(a, v)) return true;
   return false;
 }
 
 // A float reduction at the root whose threads share each point's reduction: a long one (>= 128
 // terms) into few points (<= 1024: a thread per point could not fill a GPU), or one of at least 32
-// terms read along its length (a row's sum: one thread per row would read rows apart, uncoalesced).
+// terms read along its length while no read moves with its points (a row's sum: neighbouring
+// threads, one point each, would read rows apart, uncoalesced; a matrix product's column reads move
+// with its points, and keep a thread each).
 bool reduce_across_threads(const LStage& s) {
   if (!s.has_reduction() || !is_float(s.type) || s.is_scan()) return false;
   int64_t points = product(s.extents), terms = product(s.rextents);
   if (terms >= 128 && points <= 1024) return true;
-  return terms >= 32 && reads_along(s.value, s.rvars.back());
+  return terms >= 32 && some_read_along(s.value, s.rvars.back()) && (s.vars.empty() || !some_read_along(s.value, s.vars.back()));
 }
 
 // A stage whose reduction is shared by threads: its points as rows (layout `l`), its reduction

@@ -193,7 +193,7 @@ TEST(GpuDefaultSchedule, ColumnSumsAreNotARowGroup) {
 }
 
 // A reduction at the root read along its length (each output a row's sum): a warp per row, rows
-// sharing blocks; a long one into few points: a block per point.
+// sharing blocks; a long one into few points: a block per point; a matrix product: a thread per point.
 TEST(GpuDefaultSchedule, RowSumsAtTheRootAreSharedByThreads) {
   auto p = load(R"(kernel rows
   dim R = 100000, C = 64
@@ -216,6 +216,18 @@ TEST(GpuDefaultSchedule, RowSumsAtTheRootAreSharedByThreads) {
   g = program_for(*total, t);
   ASSERT_EQ(g.contract.launches.size(), 1u);
   EXPECT_EQ(g.contract.launches[0].block[0], 512u);
+  // A matrix product reads B along its points' columns: a thread per point reads it coalesced (and A
+  // the same for neighbouring threads), so its reduction stays in the thread.
+  auto mm = load(R"(kernel mm
+  dim M = 256, N = 256, K = 256
+  in A : f32[M, K]
+  in B : f32[K, N]
+  out C : f32[M, N]
+  C[m, n] = sum(k) A[m, k] * B[k, n]
+)");
+  std::string s = default_schedule_text(*mm, t);
+  EXPECT_FALSE(has(s, "thread.y") || has(s, "k_t")) << s;
+  EXPECT_TRUE(has(s, "C: fuse m n -> m_n; split m_n 256 -> m_n_b m_n_t")) << s;
 }
 
 // A large streaming element-wise stage: 4 elements per thread, a block's width apart, 256 threads; a
