@@ -1,11 +1,14 @@
 // ekb-gpu-bench: the ekb side of the GPU benchmarks (bench/gpu/h200_bench.py). It lowers an .ekb
-// file for CUDA or OpenCL (the file's own schedule section for that backend, else the default GPU
-// schedule), runs it in this process through ekb's GPU backend on generated inputs, and times it on
-// the device: each repetition preceded by an L2 flush, the launches of one call between two events.
-// It prints one JSON line (median, quartiles, GB/s, GFLOP/s) and, with --save DIR, writes the inputs
-// and outputs as .npy so that the peers' script can check the outputs at full size (the float64
-// interpreter is too slow for a 4096^3 GEMM). Trusted code only: a benchmark, not the harness.
-//   ekb-gpu-bench FILE.ekb --api cuda|opencl [--platform NAME] [--reps N] [--save DIR]
+// file for CUDA or OpenCL (by default the file's own schedule section for that backend, else the
+// default GPU schedule; --schedule default takes the default schedule even where the file has its
+// own, as `ekb compile --schedule` does), runs it in this process through ekb's GPU backend on
+// generated inputs, and times it on the device: each repetition preceded by an L2 flush, the
+// launches of one call between two events. It also times an empty kernel the same way (the launch
+// floor, `floor_ms`). It prints one JSON line (median, quartiles, GB/s, GFLOP/s, launches, floor)
+// and, with --save DIR, writes the inputs and outputs as .npy so that the peers' script can check
+// the outputs at full size (the float64 interpreter is too slow for a 4096^3 GEMM). Trusted code
+// only: a benchmark, not the harness.
+//   ekb-gpu-bench FILE.ekb --api cuda|opencl [--schedule own|default|none|FILE] [--platform NAME] [--reps N] [--save DIR]
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -27,7 +30,7 @@
 using namespace ekb;
 
 int main(int argc, char** argv) {
-  std::string file, api = "cuda", platform, save;
+  std::string file, api = "cuda", platform, save, schedule;
   int reps = 50;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -36,17 +39,19 @@ int main(int argc, char** argv) {
     else if (a == "--platform") platform = next();
     else if (a == "--reps") reps = std::max(3, std::atoi(next().c_str()));
     else if (a == "--save") save = next();
+    else if (a == "--schedule") schedule = next();
     else file = a;
   }
   if (file.empty() || (api != "cuda" && api != "opencl")) {
-    std::cerr << "usage: ekb-gpu-bench FILE.ekb --api cuda|opencl [--platform NAME] [--reps N] [--save DIR]\n";
+    std::cerr << "usage: ekb-gpu-bench FILE.ekb --api cuda|opencl [--schedule own|default|none|FILE] [--platform NAME] [--reps N] "
+                 "[--save DIR]\n";
     return 2;
   }
   try {
     auto src = read_source_file(file);
     auto p = load_program(src);
     Target target = default_target(parse_backend(api));
-    ScheduleChoice sc = choose_schedule(*p, target, "");
+    ScheduleChoice sc = choose_schedule(*p, target, schedule);
     codegen::GpuProgram g = codegen::print_gpu(lower_with(*p, target, sc), codegen::dialect_for(target.backend));
     std::string why;
     auto gpu = api == "cuda" ? gpu::make_cuda_backend(0, &why) : gpu::make_opencl_backend(platform, &why);
@@ -71,6 +76,14 @@ int main(int argc, char** argv) {
       gpu->flush_cache();
       ms.push_back(gpu->run(g.contract.launches, args));
     }
+    // The launch floor: an empty kernel, flushed and timed the same way.
+    gpu->prepare_empty_kernel();
+    std::vector<double> floor_ms;
+    for (int r = 0; r < reps; ++r) {
+      gpu->flush_cache();
+      floor_ms.push_back(gpu->run_empty_kernel());
+    }
+    std::sort(floor_ms.begin(), floor_ms.end());
     std::sort(ms.begin(), ms.end());
     auto q = [&](double f) { return ms[static_cast<size_t>(f * static_cast<double>(ms.size() - 1))]; };
     Figures f = compute_figures(*p);
@@ -80,7 +93,7 @@ int main(int argc, char** argv) {
                           {"median_ms", med},      {"q1_ms", q(0.25)},
                           {"q3_ms", q(0.75)},      {"reps", reps},
                           {"gbps", static_cast<double>(f.bytes) / (med * 1e6)}, {"gflops", f.flops / (med * 1e6)},
-                          {"launches", g.contract.launches.size()}};
+                          {"launches", g.contract.launches.size()}, {"floor_ms", floor_ms[floor_ms.size() / 2]}};
     if (!save.empty()) {
       std::filesystem::create_directories(save);
       for (const auto& t : inputs) write_npy(std::filesystem::path(save) / (t.name + ".npy"), t, false);

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """The GPU benchmarks: ekb's kernels against the peers on the same device, in one run.
 
-For each case, ekb-gpu-bench runs the .ekb file through CUDA and through OpenCL (each repetition
-after an L2 flush, timed with device events) and saves its inputs and outputs; this script checks
-the outputs against a float64 result computed by PyTorch on the GPU, then times the peer with
-PyTorch the same way (L2 flushed before each repetition, CUDA events). It prints a Markdown table:
-medians, the ratios peer/ekb (above 1: ekb is faster) and OpenCL/CUDA.
+For each case, ekb-gpu-bench runs the .ekb file through CUDA and through OpenCL with the file's own
+(hand-written) schedule, and through CUDA with ekb's default schedule (the task's L0 alone: the
+baseline every speedup is measured against), each repetition after an L2 flush, timed with device
+events, and saves its inputs and outputs; this script checks every output against a float64 result
+computed by PyTorch on the GPU, then times the peer with PyTorch the same way (L2 flushed before
+each repetition, CUDA events). It prints a Markdown table: medians, the ratios peer/ekb (above 1:
+ekb is faster) for the hand schedule and for the default, OpenCL/CUDA, the default's launches, and
+the launch floor (an empty kernel timed by ekb-gpu-bench as a call is: what every ekb time includes).
 
-  python3 bench/gpu/h200_bench.py [--ekb-gpu-bench PATH] [--reps N] [--cases a,b,...] [--sgemm-ekb FILE]
+  python3 bench/gpu/h200_bench.py [--ekb-gpu-bench PATH] [--reps N] [--cases a,b,...] [--sgemm-ekb FILE] [--no-default]
 Needs PyTorch with CUDA (the GPU machine's /opt/torch/.venv/bin/python).
 """
 import argparse, json, os, subprocess, sys, tempfile
@@ -62,8 +65,10 @@ CASES = {
 INPUTS = {"elementwise": ["X"], "softmax": ["X"], "layernorm": ["X", "G", "B"], "sgemm": ["A", "B"]}
 
 
-def run_ekb(binary, path, api, reps, save):
+def run_ekb(binary, path, api, reps, save, schedule=None):
     cmd = [binary, os.path.join(ROOT, path), "--api", api, "--reps", str(reps), "--save", save]
+    if schedule:
+        cmd += ["--schedule", schedule]
     if api == "opencl":
         cmd += ["--platform", "NVIDIA"]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -78,20 +83,23 @@ def main():
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--sgemm-ekb", help="time this .ekb file (e.g. a program LEKA's search found) as the sgemm case")
+    ap.add_argument("--no-default", action="store_true", help="leave out the default schedules (the hand schedules and peers only)")
     a = ap.parse_args()
     if a.sgemm_ekb:
         CASES["sgemm"] = (os.path.abspath(a.sgemm_ekb),) + CASES["sgemm"][1:]
     print(f"device: {torch.cuda.get_device_name(0)}; PyTorch {torch.__version__}, CUDA {torch.version.cuda}; "
           f"{a.reps} repetitions per side, each after an L2 flush; medians (IQR) of device-event times\n")
     rows = []
+    # (key, API, schedule): the file's own schedule through CUDA and OpenCL, the default through CUDA.
+    sides = [("cuda", "cuda", None), ("opencl", "opencl", None)] + ([] if a.no_default else [("default", "cuda", "default")])
     for name in a.cases.split(","):
         path, peer_label, peer, ref = CASES[name]
         res = {}
-        for api in ("cuda", "opencl"):
+        for key, api, schedule in sides:
             with tempfile.TemporaryDirectory() as d:
-                r, err = run_ekb(a.ekb_gpu_bench, path, api, a.reps, d)
+                r, err = run_ekb(a.ekb_gpu_bench, path, api, a.reps, d, schedule)
                 if r is None:
-                    res[api] = {"error": " ".join(err)}
+                    res[key] = {"error": " ".join(err)}
                     continue
                 ins = {k: load(d, k) for k in INPUTS[name]}
                 want = ref(ins)
@@ -101,24 +109,30 @@ def main():
                     worst = max(worst, float((got - w).abs().max() / w.abs().max().clamp_min(1e-30)))
                 r["max_err"] = worst
                 r["correct"] = worst < 1e-3
-                res[api] = r
-                if api == "cuda":
+                res[key] = r
+                if "peer" not in res:  # (every side's inputs are the same: seed 1)
                     res["peer"] = timed(peer(ins), a.reps)
                 del ins, want
                 torch.cuda.empty_cache()
         rows.append((name, peer_label, res))
-    print("| case | ekb CUDA ms (IQR) | ekb OpenCL ms (IQR) | peer | peer ms (IQR) | peer / ekb CUDA | OpenCL / CUDA time | ekb CUDA rate | checked (max err / max value) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| case | ekb CUDA ms (IQR) | ekb OpenCL ms (IQR) | ekb default CUDA ms (IQR) | peer | peer ms (IQR) | peer / ekb CUDA | "
+          "peer / ekb default | OpenCL / CUDA time | default launches | ekb CUDA rate | checked (max err / max value) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, peer_label, res in rows:
-        c, o, p = res.get("cuda", {}), res.get("opencl", {}), res.get("peer")
+        c, o, dflt, p = res.get("cuda", {}), res.get("opencl", {}), res.get("default"), res.get("peer")
         fmt = lambda r: f"{r['median_ms']:.4f} ({r['q1_ms']:.4f}-{r['q3_ms']:.4f})" if "median_ms" in r else f"failed: {r.get('error', '?')}"
+        ratio = lambda r: f"{p[0] / r['median_ms']:.3f}" if p and r and "median_ms" in r else "-"
         pm = f"{p[0]:.4f} ({p[1]:.4f}-{p[2]:.4f})" if p else "-"
-        ratio = f"{p[0] / c['median_ms']:.3f}" if p and "median_ms" in c else "-"
         oc = f"{o['median_ms'] / c['median_ms']:.3f}" if "median_ms" in o and "median_ms" in c else "-"
         rate = f"{c['gflops'] / 1000:.1f} TFLOP/s, {c['gbps']:.0f} GB/s" if "median_ms" in c else "-"
         chk = "; ".join(f"{api} {'ok' if r.get('correct') else 'WRONG'} {r.get('max_err', float('nan')):.1e}"
-                        for api, r in (("cuda", c), ("opencl", o)) if "max_err" in r)
-        print(f"| {name} | {fmt(c)} | {fmt(o)} | {peer_label} | {pm} | {ratio} | {oc} | {rate} | {chk} |")
+                        for api, r in (("cuda", c), ("opencl", o), ("default", dflt or {})) if "max_err" in r)
+        print(f"| {name} | {fmt(c)} | {fmt(o)} | {fmt(dflt) if dflt is not None else '-'} | {peer_label} | {pm} | {ratio(c)} | "
+              f"{ratio(dflt)} | {oc} | {dflt.get('launches', '-') if dflt else '-'} | {rate} | {chk} |")
+    floors = sorted(r["floor_ms"] for _, _, res in rows for k in ("cuda", "default") for r in [res.get(k) or {}] if "floor_ms" in r)
+    if floors:
+        print(f"\nlaunch floor (an empty kernel, flushed and timed by ekb-gpu-bench as each call above): median {floors[len(floors) // 2]:.4f} ms "
+              f"(range {floors[0]:.4f}-{floors[-1]:.4f} over {len(floors)} CUDA runs); every ekb time above includes it once per call")
 
 
 if __name__ == "__main__":

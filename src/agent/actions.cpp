@@ -43,7 +43,7 @@ const std::vector<ActionKindInfo>& action_kinds() {
       {K::interchange, L1, "interchange", "another pure loop innermost, in vector lanes"},
       {K::gpu_threads, L1, "threads", "a kernel's threads per block: 32 to the profile's limit, powers of two"},
       {K::gpu_elements, L1, "elements per thread", "each thread handles 2, 4 or 8 elements, a block's width apart (coalesced)"},
-      {K::gpu_reduction_threads, L1, "reduction threads", "the threads that reduce one point together (a cross-thread reduction)"},
+      {K::gpu_reduction_threads, L1, "reduction threads", "the threads that reduce one point together (a cross-thread reduction); for a row group, the threads per row and rows per block"},
       {K::compute_at, L2, "compute_at", "a producer computed inside a consumer's loop (fusion), or back at the root"},
       {K::inline_stage, L2, "inline", "a pure intermediate inlined into its readers, or given its own loops"},
       {K::register_tile, L2, "register tile",

@@ -1,5 +1,7 @@
 // The GPU action tables (actions.h): for each kernel's loop nest, threads per block, elements per
-// thread and the threads that reduce a point together (L1); producers fused into their consumer's
+// thread and the threads that reduce a point together, and for a row group of the default schedule
+// (its reductions computed in the rows of their reader) the threads per row and rows per block
+// (L1); producers fused into their consumer's
 // threads, inlining, and block tiles for reductions over two pure axes — each thread a register
 // tile, the operands' panels cached in shared memory — and those panels double-buffered (L2). Factor sets: powers of two up to the
 // target's threads per block, tiles whose shared panels fit its shared memory per block.
@@ -12,6 +14,7 @@
 #include "agent/action_util.h"
 #include "agent/cpu_actions.h"
 #include "lower/simplify.h"
+#include "schedule/default_gpu_rows.h"
 
 namespace ekb::agent::detail {
 
@@ -98,6 +101,56 @@ std::vector<std::string> scan_line(const lower::LStage& st, const std::vector<si
   dirs.push_back(fmt::format("split {} {} -> {}_b {}_t", f, threads, f, f));
   dirs.push_back(fmt::format("bind {}_b block.x; bind {}_t thread.x", f, f));
   return dirs;
+}
+
+// A row group (schedule/default_gpu_rows.h): a root stage whose rows other stages are computed at,
+// one value per row, some of them reductions spread over the row's threads. Its layouts: threads per
+// row (powers of two from 32), and for rows up to 256 elements also several rows per block (up to
+// 256 threads); every member's reduction follows, and is computed at the new row loop.
+void row_group_actions(const AgentProgram& p, const StageView& v, const std::vector<StageView>& all, const Target& t,
+                       std::vector<Action>& out) {
+  const lower::LStage& st = *v.stage;
+  if (!v.root() || st.created || st.has_reduction() || st.is_scan() || st.vars.size() < 2) return;
+  std::vector<const lower::LStage*> members;
+  bool reduces = false;
+  for (const auto& m : all) {
+    if (m.sched->compute != StageSchedule::Compute::at || m.sched->at_stage != st.name) continue;
+    if (m.stage->vars.empty() || m.stage->vars.size() >= st.vars.size()) return;  // not per row: another kind of fusion
+    if (!members.empty() && m.stage->vars.size() != members[0]->vars.size()) return;
+    members.push_back(m.stage);
+    reduces = reduces || m.stage->has_reduction();
+  }
+  if (!reduces) return;
+  size_t outer = members[0]->vars.size();
+  int64_t rows = 1, row_len = 1;
+  for (size_t i = 0; i < st.vars.size(); ++i) (i < outer ? rows : row_len) *= st.extents[i];
+  for (int64_t threads : thread_counts(t, row_len)) {
+    std::vector<int64_t> per_block = {1};
+    if (row_len <= 256)
+      for (int64_t d = std::min<int64_t>(rows, 256 / threads); d > 1; --d)
+        if (rows % d == 0) {
+          per_block.push_back(d);
+          break;
+        }
+    for (int64_t rb : per_block) {
+      default_schedule::RowLayout l;
+      l.row_threads = threads;
+      l.rows_per_block = rb;
+      if (l.threads() > t.max_threads_per_block) continue;
+      default_schedule::RowGroupLines lines = default_schedule::row_group_lines(st, outer, members, l);
+      AgentProgram q = with_line(p, st.name, lines.anchor, false);
+      for (const auto& [m, dirs] : lines.members) {
+        q = with_line(q, m, dirs, false);
+        drop_directives(q, m, true, "compute_at");
+        q = with_appended(q, m, fmt::format("compute_at {} {}", st.name, lines.at), true);
+      }
+      if (q == p) continue;
+      add(out, AgentLayer::schedule, ActionKind::gpu_reduction_threads,
+          rb > 1 ? fmt::format("{}: {} threads per row, {} rows per block", st.name, threads, rb)
+                 : fmt::format("{}: {} threads per row, a block per row", st.name, threads),
+          std::move(q));
+    }
+  }
 }
 
 void schedule_actions_for(const AgentProgram& p, const StageView& v, const Target& t, std::vector<Action>& out) {
@@ -295,8 +348,12 @@ void double_buffer_actions(const AgentProgram& p, const StageView& v, std::vecto
 }  // namespace
 
 void gpu_schedule_actions(const AgentProgram& p, const Analysis& a, const Target& t, std::vector<Action>& out) {
-  for (const auto& v : stage_views(a))
-    if (!v.inlined()) schedule_actions_for(p, v, t, out);
+  auto views = stage_views(a);
+  for (const auto& v : views)
+    if (!v.inlined()) {
+      schedule_actions_for(p, v, t, out);
+      row_group_actions(p, v, views, t, out);
+    }
 }
 
 void gpu_memory_actions(const AgentProgram& p, const Analysis& a, const Target& t, std::vector<Action>& out) {

@@ -1,10 +1,11 @@
 // The eval/results table: per-attempt lines (a failure's message, and each note, under its row;
-// a note's marker beside the status), then Compile@1, Correct@1, Fast@p (strict and significant),
-// geomean, noisy attempts, failures.
+// a note's marker beside the status; on GPU profiles the launch floor), then Compile@1, Correct@1,
+// Fast@p (strict and significant), geomean, noisy attempts, failures.
 #include "cli/eval_report.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "eval/report.h"
@@ -20,20 +21,25 @@ void print_report(const RunInfo& run, const std::vector<AttemptRecord>& attempts
                              run.env.value("cpu", ""), b.value("sandbox", ""));
   }
   if (emulated_times(run)) std::cout << "  NOTE: " << kEmulatedTimesNote << "\n";
-  std::cout << fmt::format("  {:<44} {:>6}  {:<15} {:>8} {:>17}  {:>11}  {:>11}  {:>9}\n", "task", "sample", "status", "speedup",
-                           "95% interval", "candidate", "baseline", "memory");
+  // GPU runs: each attempt's launch floor (an empty kernel timed as a call is), which every time beside it includes.
+  bool floors = std::any_of(attempts.begin(), attempts.end(), [](const AttemptRecord& a) { return a.eval.floor_ms > 0; });
+  if (floors)
+    std::cout << "  floor: an empty kernel's launch timed as each call is (docs/metrics.md \"GPU candidates\"); every time includes it\n";
+  std::cout << fmt::format("  {:<44} {:>6}  {:<15} {:>8} {:>17}  {:>11}  {:>11}  {:>9}{}\n", "task", "sample", "status", "speedup",
+                           "95% interval", "candidate", "baseline", "memory", floors ? fmt::format("  {:>11}", "floor") : "");
   for (const auto& a : attempts) {
     const Evaluation& e = a.eval;
     bool timed = e.correct();
     // (Notes are marked beside the status, each kind by its marker, and shown under the row.)
     std::string status = std::string(outcome_name(e.outcome)) + (timed && e.noisy ? " noisy" : "");
     for (const auto& n : e.notes) status += std::string(" +") + note_info(n.kind).marker;
-    std::cout << fmt::format("  {:<44} {:>6}  {:<15} {:>8} {:>17}  {:>11}  {:>11}  {:>9}\n", a.task, a.sample, status,
+    std::cout << fmt::format("  {:<44} {:>6}  {:<15} {:>8} {:>17}  {:>11}  {:>11}  {:>9}{}\n", a.task, a.sample, status,
                              timed ? fmt::format("{:.2f}x", e.speedup) : "-",
                              timed ? fmt::format("[{:.2f}, {:.2f}]", e.speedup_lo, e.speedup_hi) : "-",
                              timed ? fmt::format("{:.4f} ms", e.candidate.median) : "-",
                              timed ? fmt::format("{:.4f} ms", e.baseline.median) : "-",
-                             timed || e.candidate_memory ? fmt::format("{:.1f} MiB", e.candidate_memory / 1048576.0) : "-");
+                             timed || e.candidate_memory ? fmt::format("{:.1f} MiB", e.candidate_memory / 1048576.0) : "-",
+                             !floors ? "" : e.floor_ms > 0 ? fmt::format("  {:>11}", fmt::format("{:.4f} ms", e.floor_ms)) : fmt::format("  {:>11}", "-"));
     if (!timed && !e.message.empty()) std::cout << "      " << e.message.substr(0, 300) << "\n";
     for (const auto& n : e.notes) std::cout << "      note (+" << note_info(n.kind).marker << "): " << n.text << "\n";
   }

@@ -27,6 +27,7 @@ nlohmann::json attempt_json(const AttemptRecord& a) {
           {"candidate_ms", e.candidate.median},
           {"baseline_ms", e.baseline.median},
           {"outside_ms", {{"candidate", e.candidate_outside_ms}, {"baseline", e.baseline_outside_ms}}},
+          {"floor_ms", e.floor_ms},
           {"rounds", e.candidate.ms.size()},
           {"compile_ms", e.compile_ms},
           {"compile_cached", e.compile_cached},

@@ -45,6 +45,10 @@ constexpr int kIntervalEvery = 16;
 constexpr double kWarmupMs = 10.0;
 constexpr double kWarmTurnMs = 2.0;
 constexpr int kWarmMaxCalls = 64;
+// The launch floor (GPU): an empty kernel's calls in the baseline's worker after the timing, the
+// first ones untimed; the median of the rest.
+constexpr int kFloorWarmupCalls = 1;
+constexpr int kFloorCalls = 5;
 
 // The last-level cache as the system reports it (32 MiB when it does not).
 uint64_t last_level_cache_bytes() {
@@ -247,6 +251,23 @@ struct Side {
     return r.ok();
   }
 };
+
+// The launch floor of a GPU device (EvalOptions::gpu): an empty kernel (no arguments, one thread),
+// built by the worker apart from the program, called as the timing rounds call a kernel: after the
+// device cache's flush unless warm, the device idle before and after, the same events around the
+// launch. Measured in the baseline's worker (the same program as the candidate's, running only ekb's
+// code) once per attempt; 0 when the worker could not build or run it (the attempt stands).
+double launch_floor(Worker& w, const EvalOptions& o) {
+  std::vector<double> ms;
+  for (int i = 0; i < kFloorWarmupCalls + kFloorCalls; ++i) {
+    if (o.timing != Timing::warm && !w.request({{"op", "flush"}}, o.call_timeout_ms).ok()) return 0;
+    Reply r = w.request({{"op", "floor"}}, o.call_timeout_ms);
+    double t = r.ok() ? r.body.value("floor_ms", -1.0) : -1.0;
+    if (!(t >= 0)) return 0;
+    if (i >= kFloorWarmupCalls) ms.push_back(t);
+  }
+  return summarize_times(ms).median;
+}
 
 // The same values at a few hundred swapped positions: new content, same distribution (an index input
 // stays in range). Elements are swapped whole, whatever their type.
@@ -554,6 +575,7 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
       break;
     }
   }
+  if (o.gpu) e.floor_ms = launch_floor(*base.w, o);
   e.candidate = summarize_times(cand.ms);
   e.baseline = summarize_times(base.ms);
   e.speedup = interval.speedup;

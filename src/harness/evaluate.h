@@ -38,7 +38,8 @@
 // after), and the flush evicts the device's L2. A launch beyond the profile's limits is `launch
 // limits`; a kernel that faults is `device fault`; a profile whose device is not here is
 // `unavailable`. The worker's CPU after answering is not judged (the device was idle before the
-// answer, and a GPU candidate has no host code), nor its clock (the device's is used).
+// answer, and a GPU candidate has no host code), nor its clock (the device's is used). Once per
+// attempt, the baseline's worker also times an empty kernel the same way: the launch floor.
 // Trust. The speedup carries a 95% interval from a paired bootstrap over the rounds
 // (speedup_interval.h); the timing goes on while the interval is wider than asked, up to a cap, and
 // an attempt whose interval stays wider is flagged noisy.
@@ -126,6 +127,10 @@ struct Evaluation {
   // CPU: the median time per timed call outside the kernel (the request's way to the worker and back),
   // by the harness's clock: not counted in the times above.
   double candidate_outside_ms = 0, baseline_outside_ms = 0;
+  // GPU: the launch floor, the median time of an empty kernel called as the candidate's calls are
+  // (same worker program, events, flush; docs/metrics.md "GPU candidates"): what every call's time
+  // includes doing nothing. 0: not measured (a CPU profile, an attempt that failed before its timing).
+  double floor_ms = 0;
   uint64_t candidate_peak_rss = 0;           // the candidate's worker, compiler included
   uint64_t candidate_memory = 0;             // the kernel's own peak resident memory beyond its arguments (GPU: scratch)
   std::string compiler, device;              // what compiled and ran it (GPU: from the worker)

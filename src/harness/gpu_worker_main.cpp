@@ -5,7 +5,9 @@
 // NVRTC and PoCL compile in this process, PoCL's `ld` in a child); then it reads the program's
 // launch contract, checks it against the device profile's limits,
 // compiles, mirrors the harness's shared buffers in device buffers (each with the guard zone after
-// it), runs the launches and times them on the device, and flushes the device's cache on request.
+// it), runs the launches and times them on the device, and flushes the device's cache on request;
+// it also times an empty kernel the same way on request (`floor`: the launch floor, what a call
+// costs doing nothing).
 // The harness checks the buffers itself and replaces a worker that hangs, crashes or faults.
 //
 // Usage (by the harness only): ekb-gpu-worker --socket FD [--private-dir DIR]
@@ -69,6 +71,8 @@ struct Worker {
   std::unique_ptr<GpuBackend> gpu;
   LaunchContract contract;
   bool compiled = false, sandboxed = false;
+  bool floor_ready = false;  // the empty kernel of the launch floor is built
+  std::string floor_problem;
   unsigned char* shared = nullptr;
   size_t shared_bytes = 0;
   struct Arg {
@@ -155,6 +159,14 @@ struct Worker {
                                             l.threads_per_block()));
       }
       ks.push_back({{"name", k.name}, {"registers", k.registers_per_thread}, {"shared_bytes", k.static_shared_bytes}});
+    }
+    // The launch floor's empty kernel (run_floor), built now, before the sandbox; a driver that
+    // cannot build it leaves the floor unmeasured, not the candidate failed.
+    try {
+      gpu->prepare_empty_kernel();
+      floor_ready = true;
+    } catch (const std::exception& e) {
+      floor_problem = e.what();
     }
     compiled = true;
     return json{{"ok", true},
@@ -266,6 +278,17 @@ struct Worker {
     return json{{"ok", true}, {"kernel_ms", total}};
   }
 
+  // The launch floor: an empty kernel launched and timed as a call's launches are (gpu_backend.h).
+  json run_floor() {
+    if (!sandboxed) return fail("protocol", "floor after sandbox");
+    if (!floor_ready) return fail("unavailable", "the empty kernel could not be built: " + floor_problem);
+    try {
+      return json{{"ok", true}, {"floor_ms", gpu->run_empty_kernel()}};
+    } catch (const std::exception& e) {
+      return fail("device fault", e.what());
+    }
+  }
+
   json flush_caches() {
     try {
       gpu->flush_cache();
@@ -282,6 +305,7 @@ struct Worker {
     if (op == "sandbox") return sandbox(m.body);
     if (op == "run") return run(m.body);
     if (op == "flush") return flush_caches();
+    if (op == "floor") return run_floor();
     return fail("protocol", "unknown op `" + op + "`");
   }
 };

@@ -24,7 +24,8 @@ namespace {
 // 9: attempts.build_hash (the code both sides ran, as ekb built it); 10: attempts.board (where an
 // attempt ran when on a board: the board, whether emulated, whether its worker was sandboxed);
 // 11: attempts.notes (what the harness noticed about an attempt without failing it, as JSON) and
-// peaks.figures (the rest of a machine's measured figures, as JSON: peak_rates.h)
+// peaks.figures (the rest of a machine's measured figures, as JSON: peak_rates.h); 12:
+// attempts.floor_ms (a GPU attempt's launch floor: an empty kernel timed as its calls are)
 constexpr int kSchemaVersion = kResultsStoreSchema;
 
 }  // namespace
@@ -195,6 +196,13 @@ ResultsStore::ResultsStore(const std::string& path) : path_(path) {
       exec("ALTER TABLE peaks ADD COLUMN figures TEXT NOT NULL DEFAULT '{}'");
       exec("PRAGMA user_version=11");
       exec("COMMIT");
+      version = 11;
+    }
+    if (version == 11) {  // attempts stored before have no launch floor (NULL: read back as 0, not measured)
+      exec("BEGIN");
+      exec("ALTER TABLE attempts ADD COLUMN floor_ms REAL");
+      exec("PRAGMA user_version=12");
+      exec("COMMIT");
     }
   } catch (const std::exception& e) {
     sqlite3_close(db_);
@@ -276,8 +284,8 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
   Stmt s(db_,
          "INSERT OR IGNORE INTO attempts (run, task, sample, candidate, candidate_hash, status, message, compile_ms, "
          "candidate_ms, baseline_ms, speedup, peak_rss, comparisons, created, memory_bytes, speedup_lo, speedup_hi, noisy, "
-         "candidate_outside_ms, baseline_outside_ms, suite_version, task_hash, build_hash, board, notes) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+         "candidate_outside_ms, baseline_outside_ms, suite_version, task_hash, build_hash, board, notes, floor_ms) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, run).bind(2, a.task).bind(3, a.sample).bind(4, a.candidate_path).bind(5, a.candidate_hash);
   s.bind(6, std::string(outcome_name(a.eval.outcome))).bind(7, a.eval.message).bind(8, a.eval.compile_ms);
   s.bind(9, timing_json(a.eval.candidate).dump()).bind(10, timing_json(a.eval.baseline).dump()).bind(11, a.eval.speedup);
@@ -289,6 +297,8 @@ void ResultsStore::add_attempt(int64_t run, const AttemptRecord& a) {
   if (a.eval.where.remote()) s.bind(24, remote_run_json(a.eval.where).dump());
   else s.bind_null(24);
   s.bind(25, notes_json(a.eval.notes).dump());
+  if (a.eval.floor_ms > 0) s.bind(26, a.eval.floor_ms);
+  else s.bind_null(26);
   s.step();  // a single statement is its own transaction
 }
 
@@ -336,7 +346,7 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
   Stmt s(db_,
          "SELECT task, sample, candidate, candidate_hash, status, message, compile_ms, candidate_ms, baseline_ms, speedup, "
          "peak_rss, comparisons, memory_bytes, speedup_lo, speedup_hi, noisy, candidate_outside_ms, baseline_outside_ms, suite_version, task_hash, build_hash, "
-         "board, notes FROM attempts WHERE run = ? ORDER BY task, sample");
+         "board, notes, floor_ms FROM attempts WHERE run = ? ORDER BY task, sample");
   s.bind(1, run);
   std::vector<AttemptRecord> out;
   while (s.step()) {
@@ -365,6 +375,7 @@ std::vector<AttemptRecord> ResultsStore::attempts(int64_t run) {
     if (!s.is_null(21)) a.eval.where = remote_run_from(nlohmann::json::parse(s.text(21), nullptr, false));
     // (An attempt stored before notes were kept, schema 10 and older, has none: NULL.)
     if (!s.is_null(22)) a.eval.notes = notes_from_json(nlohmann::json::parse(s.text(22), nullptr, false));
+    a.eval.floor_ms = s.is_null(23) ? 0 : s.real(23);
     auto cmp = nlohmann::json::parse(s.text(11), nullptr, false);
     if (cmp.is_array())
       for (const auto& c : cmp) {

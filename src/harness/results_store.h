@@ -19,7 +19,7 @@ namespace ekb {
 
 // The version of the store's schema this ekb writes (PRAGMA user_version; results_store.cpp lists
 // what each version added). Opening an older store upgrades it in place; a newer one is refused.
-inline constexpr int kResultsStoreSchema = 11;
+inline constexpr int kResultsStoreSchema = 12;
 
 struct AttemptRecord {
   std::string task;

@@ -31,6 +31,7 @@ const std::vector<Primitive>& primitives() {
       {"cache_write", Layer::memory, prim::cache_write},
       {"decompose_reduction", Layer::memory, prim::decompose_reduction},
       {"rfactor", Layer::memory, prim::rfactor},
+      {"hoist_reduction", Layer::memory, prim::hoist_reduction},
       {"pack", Layer::memory, prim::pack},
       {"double_buffer", Layer::memory, prim::double_buffer},
   };
@@ -232,7 +233,8 @@ void ScheduleContext::apply_l2(StageSchedule& s, const Directive& d) {
           (near.empty() ? std::string() : fmt::format("did you mean `{}`? ", near)) + "directives here: " + quoted_list(names, "or"));
     return;
   }
-  if (d.name == "inline" || d.name == "compute_at" || d.name == "store_at" || d.name == "cache_write" || d.name == "rfactor") {
+  if (d.name == "inline" || d.name == "compute_at" || d.name == "store_at" || d.name == "cache_write" || d.name == "rfactor" ||
+      d.name == "hoist_reduction") {
     int g = graph.find(s.name);
     if (g >= 0 && graph.stages[g].is_scan()) {
       error(d.loc, fmt::format("`{}` is a recurrence along `{}`: each step reads the steps before it, so it is computed at "
@@ -513,7 +515,8 @@ Schedule apply_schedule(const Program& p, lower::Graph& graph, const Target& tar
   if (l2)
     for (const auto& line : l2->lines)
       for (const auto& d : line.directives) {
-        if (!d.outs.empty() && (d.name == "cache_read" || d.name == "cache_write" || d.name == "rfactor" || d.name == "pack"))
+        if (!d.outs.empty() && (d.name == "cache_read" || d.name == "cache_write" || d.name == "rfactor" || d.name == "pack" ||
+                                 d.name == "hoist_reduction"))
           will_make.insert(d.outs[0].text);
         else if (d.name == "cache_read" && d.args.size() >= 2) will_make.insert(d.args[0].text + "_" + d.args[1].text);
         else if (d.name == "cache_write" && !d.args.empty()) will_make.insert(line.stage + "_" + d.args[0].text);

@@ -68,10 +68,6 @@ std::string Plan::text(Backend backend) const {
   return out;
 }
 
-namespace {
-
-// Inlines `name` into its readers in `sim` when every reader stays within the limits of lowered
-// expressions (ir/limits.h); otherwise `sim` is unchanged and the stage keeps loops of its own.
 bool inline_within_limits(Graph& sim, const std::string& name) {
   LStage producer = sim.stages[sim.find(name)];
   std::vector<std::pair<int, lir::ExprP>> inlined;
@@ -81,8 +77,6 @@ bool inline_within_limits(Graph& sim, const std::string& name) {
   sim.stages.erase(sim.stages.begin() + sim.find(name));
   return true;
 }
-
-}  // namespace
 
 Inlining decide_inlining(const Graph& g, Plan& plan) {
   Inlining r{{}, g};

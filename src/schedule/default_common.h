@@ -41,6 +41,9 @@ struct Inlining {
   Graph sim;
 };
 Inlining decide_inlining(const Graph& g, Plan& plan);
+// Inlines `name` into its readers in `sim` when every reader stays within the limits of lowered
+// expressions (ir/limits.h); otherwise `sim` is unchanged (false) and the stage keeps loops of its own.
+bool inline_within_limits(Graph& sim, const std::string& name);
 
 // A chain of fused stages (each computed inside the next) nests their loops: the fusions that would
 // put a stage inside more than kMaxLoops loops are dropped, from the readers down, so that stage and

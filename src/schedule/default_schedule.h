@@ -11,10 +11,14 @@
 //    outermost when the first is short) and vectorizes its innermost pure loop, the contiguous one,
 //    by one vector register of the target's ISA (8 f32 lanes on AVX2, 16 on AVX-512, 4 on NEON;
 //    none on a CPU without a vector unit);
-//  - on cuda and opencl, every stage at the root fuses its pure loops into one and splits it into
-//    blocks of 256 threads (bind block.x / thread.x, guarded tail); its reductions run in each thread,
-//    except a float reduction over a long axis (>= 128) into few points (<= 16384: a row's max or
-//    sum, a global sum): a block per point, whose threads reduce together (a cross-thread reduction).
+//  - on cuda and opencl (default_gpu.cpp, docs/baseline.md), a chain whose reductions are read per
+//    row by an element-wise stage (softmax, layer norm) is one kernel: a block per row, or several
+//    short rows per block, the row's columns over its threads, the reductions computed in the block
+//    for each row and shared by the row's threads (default_gpu_rows.h); a float reduction at the
+//    root that is read along its length, or long into few points, is shared by threads the same way;
+//    every other stage at the root gets a thread per point (its pure loops fused), in blocks of 256
+//    or fewer threads when the points are few, several points per thread for a large streaming
+//    stage; the shapes' figures are in default_gpu_shapes.h.
 #pragma once
 #include <string>
 

@@ -21,23 +21,25 @@ codegen::GpuProgram cuda_program(const Program& p) {
   return codegen::print_gpu(lower_with(p, default_target(Backend::cuda), choose_schedule(p, default_target(Backend::cuda), "default")), codegen::cuda_dialect());
 }
 
+// Column sums read by every row: not a row group (default_gpu_rows.h), so two kernels, the sums in a
+// scratch buffer between them.
 TEST(CudaCodegen, TwoStagesBecomeTwoLaunchesWithAScratchBuffer) {
   auto p = load_program(std::make_shared<SourceFile>("sm.ekb", R"(kernel sm
   dim M = 64, N = 100
   in X : f32[M, N]
   out Y : f32[M, N]
-  S[m] = sum(n) exp(X[m, n])
-  Y[m, n] = exp(X[m, n]) / S[m]
+  S[n] = sum(m) exp(X[m, n])
+  Y[m, n] = exp(X[m, n]) / S[n]
 )"));
   codegen::GpuProgram g = cuda_program(*p);
   ASSERT_EQ(g.contract.launches.size(), 2u);
-  EXPECT_EQ(g.contract.launches[0].grid[0], 1u);   // S: 64 rows, one block of 64 threads
+  EXPECT_EQ(g.contract.launches[0].grid[0], 2u);   // S: 100 columns, a thread each, in blocks of 64 (few points)
   EXPECT_EQ(g.contract.launches[0].block[0], 64u);
-  EXPECT_EQ(g.contract.launches[1].grid[0], 25u);  // Y: 6400 points in blocks of 256
-  EXPECT_EQ(g.contract.launches[1].block[0], 256u);
+  EXPECT_EQ(g.contract.launches[1].grid[0], 100u);  // Y: 6400 points in blocks of 64
+  EXPECT_EQ(g.contract.launches[1].block[0], 64u);
   ASSERT_EQ(g.contract.scratch.size(), 1u);
   EXPECT_EQ(g.contract.scratch[0].name, "S");
-  EXPECT_EQ(g.contract.scratch[0].bytes, 64u * 4);
+  EXPECT_EQ(g.contract.scratch[0].bytes, 128u * 4);  // the points of its two blocks of 64 threads
   EXPECT_NE(g.source.find("extern \"C\" __global__ void ekb_k1(const float* __restrict__ X, float* __restrict__ Y, "
                           "float* __restrict__ S)"),
             std::string::npos)

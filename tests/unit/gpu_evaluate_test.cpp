@@ -2,7 +2,8 @@
 // and OpenCL candidates with their launch contracts are checked and timed against the default GPU
 // schedule on the same device, and the ways a GPU kernel can fail are classified: wrong results, a
 // write past its buffer, changed inputs, a hung kernel (the worker is replaced), launches beyond the
-// profile's limits, scratch beyond its budget, no contract, no such device. The OpenCL cases run on
+// profile's limits, scratch beyond its budget, no contract, no such device; every timed attempt
+// measures the launch floor beside its times. The OpenCL cases run on
 // any OpenCL device (PoCL in CI, on the CPU); the CUDA cases where a GPU is, else skipped.
 #include <gtest/gtest.h>
 
@@ -27,6 +28,16 @@ const char* kSoftmax = R"(kernel sm
   out Y : f32[M, N]
   S[m] = sum(n) exp(X[m, n])
   Y[m, n] = exp(X[m, n]) / S[m]
+)";
+
+// Columns normalized by their sums: the sums are not per row of Y, so they are a kernel of their own
+// whose results Y's kernel reads from a scratch buffer.
+const char* kColumnNorm = R"(kernel colnorm
+  dim M = 64, N = 100
+  in X : f32[M, N]
+  out Y : f32[M, N]
+  S[n] = sum(m) exp(X[m, n])
+  Y[m, n] = exp(X[m, n]) / S[n]
 )";
 
 std::shared_ptr<Program> load(const char* text) { return load_program(std::make_shared<SourceFile>("t.ekb", text)); }
@@ -86,10 +97,34 @@ TEST_P(GpuEvaluate, CorrectRawKernelIsTimedOnTheDeviceAgainstTheDefaultSchedule)
 }
 
 TEST_P(GpuEvaluate, DefaultScheduleOfATwoStageTaskPassesWithItsScratchBuffer) {
+  auto p = load(kColumnNorm);
+  Evaluation e = evaluate(*p, baseline(*p), false, baseline(*p), quick());
+  ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
+  EXPECT_EQ(e.candidate_memory, 128u * 4);  // S (its two blocks' 128 points), in device memory
+}
+
+// A row softmax's default is one kernel: the row's sum is computed in the block that writes the row
+// (a cross-thread reduction), so no scratch buffer holds it between kernels.
+TEST_P(GpuEvaluate, DefaultScheduleOfARowSoftmaxIsCorrectWithoutScratch) {
   auto p = load(kSoftmax);
   Evaluation e = evaluate(*p, baseline(*p), false, baseline(*p), quick());
   ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
-  EXPECT_EQ(e.candidate_memory, 64u * 4);  // S, in device memory
+  EXPECT_EQ(e.candidate_memory, 0u);
+}
+
+// Every GPU attempt measures its launch floor: an empty kernel, in the baseline's worker, timed as the
+// calls are (the device's time, positive). An attempt that fails before its timing has none.
+TEST_P(GpuEvaluate, TheLaunchFloorIsMeasuredWithEveryAttempt) {
+  EvalOptions o = quick();
+  o.max_wall_seconds = 120;
+  o.max_interval_half_width = 1e9;
+  Evaluation e = eval("  if (i < n) y[i] = x[i] * 2.0f + 1.0f;", o);
+  ASSERT_EQ(e.outcome, Outcome::ok) << e.message;
+  EXPECT_GT(e.floor_ms, 0.0);
+  EXPECT_LT(e.floor_ms, 1000.0);
+  Evaluation w = eval("  if (i < n) y[i] = x[i];");
+  EXPECT_EQ(w.outcome, Outcome::wrong);
+  EXPECT_EQ(w.floor_ms, 0.0);
 }
 
 // A block tile whose shared panels are double-buffered (double_buffer: the next panels staged in
@@ -201,9 +236,9 @@ TEST_P(GpuEvaluate, ALaunchBeyondTheProfilesThreadsPerBlockIsRejectedWithTheFix)
 }
 
 TEST_P(GpuEvaluate, ScratchBeyondTheBudgetIsOverBudget) {
-  auto p = load(kSoftmax);
+  auto p = load(kColumnNorm);
   EvalOptions o = quick();
-  o.memory_budget = 100;  // S needs 256 bytes
+  o.memory_budget = 100;  // S needs 512 bytes
   Evaluation e = evaluate(*p, baseline(*p), false, baseline(*p), o);
   EXPECT_EQ(e.outcome, Outcome::over_budget) << e.message;
 }

@@ -316,6 +316,41 @@ TEST(PrimitiveErrors, Rfactor) {
                "rfactor needs `kj` to be a reduction variable of `C`");
 }
 
+// ---------------------------------------------------------------- L2: hoist_reduction
+
+// Lines 1-8: a reduction inside an expression (Mu), one in a select's branch (Z), a top-level one (S).
+const std::string kNested =
+    "kernel t\n"
+    "  dim R = 4, C = 16\n"
+    "  in X : f32[R, C]\n"
+    "  out Y : f32[R, C]\n"
+    "  S[r] = sum(c) X[r, c]\n"
+    "  Mu[r] = (sum(c) X[r, c]) / C\n"
+    "  Z[r] = select(S[r] > 0.0, max(c) X[r, c], 0.0)\n"
+    "  Y[r, c] = X[r, c] - Mu[r] + Z[r]\n";
+
+TEST(PrimitiveErrors, HoistReduction) {
+  auto m = [](const std::string& lines) { return kNested + "memory cpu\n" + lines; };
+  expect_error_at(m("  Mu: hoist_reduction\n"), "wrong number of arguments for `hoist_reduction`", 10, 7);
+  expect_error(m("  Mu: hoist_reduction\n"), "write `hoist_reduction -> NAME`");
+  expect_error_at(m("  S: hoist_reduction -> H\n"), "`S` is a reduction itself", 10, 6);
+  expect_error(m("  S: hoist_reduction -> H\n"), "its reduction loops are already its own");
+  expect_error_at(m("  Y: hoist_reduction -> H\n"), "`Y` has no reduction inside its expression", 10, 6);
+  expect_error(m("  Z: hoist_reduction -> H\n"), "`Z`'s reductions are inside select branches, evaluated only when chosen");
+  expect_error_at(m("  Mu: hoist_reduction -> X\n"), "`X` already names a tensor or stage", 10, 26);
+  // Twice: the expression has one reduction.
+  expect_error(m("  Mu: hoist_reduction -> H; hoist_reduction -> H2\n"), "`Mu` has no reduction inside its expression");
+}
+
+// The hoisted stage computes the same values, once per row, and can be scheduled like any stage.
+TEST(PrimitiveErrors, HoistReductionKeepsTheValues) {
+  auto p = check_text(kNested, "t.ekb").program;
+  ASSERT_TRUE(p);
+  CpuCheck c = check_on_cpu(*p, "schedule cpu\n  H: split c 4 -> co ci\nmemory cpu\n  Mu: hoist_reduction -> H; compute_at Y r\n  H: compute_at Y r\n");
+  EXPECT_TRUE(c.pass) << c.report;
+  EXPECT_NE(c.c_source.find("b_H"), std::string::npos) << c.c_source;
+}
+
 // ---------------------------------------------------------------- L2: pack
 
 TEST(PrimitiveErrors, Pack) {

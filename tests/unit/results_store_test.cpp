@@ -206,6 +206,56 @@ TEST(ResultsStore, NotesAreStoredPerAttemptAndAnAttemptWithoutHasNone) {
   EXPECT_EQ(j[1]["kind"], "beyond_read_bandwidth");
 }
 
+// A GPU attempt's launch floor (an empty kernel timed as its calls are) is stored beside its times;
+// an attempt without one (a CPU profile) reads back 0, not measured.
+TEST(ResultsStore, TheLaunchFloorIsStoredPerAttempt) {
+  std::string path = temp_path("floor.db");
+  ResultsStore s(path);
+  RunInfo r = s.open_run("k", "opencl", "pocl-cpu", nlohmann::json::object());
+  AttemptRecord a = attempt("t", 0, "ok", 1.2);
+  a.eval.floor_ms = 0.0042;
+  s.add_attempt(r.id, a);
+  s.add_attempt(r.id, attempt("t", 1, "ok", 1.0));
+  auto back = s.attempts(r.id);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_DOUBLE_EQ(back[0].eval.floor_ms, 0.0042);
+  EXPECT_DOUBLE_EQ(back[1].eval.floor_ms, 0.0);
+}
+
+// A store of schema 11 (before the launch floor) opens as the current schema, its attempts kept and
+// read back without a floor; new attempts store theirs.
+TEST(ResultsStore, ASchema11StoreIsUpgradedWithALaunchFloorColumn) {
+  std::string path = temp_path("v11.db");
+  {
+    ResultsStore s(path);
+    RunInfo r = s.open_run("k", "cuda", "h200-cuda", nlohmann::json::object());
+    s.add_attempt(r.id, attempt("relu", 0, "ok", 2.0));
+  }
+  {  // back to schema 11, as ekb wrote it before the column
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE attempts DROP COLUMN floor_ms; PRAGMA user_version=11;", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  ResultsStore s(path);
+  auto back = s.attempts(1);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_DOUBLE_EQ(back[0].eval.speedup, 2.0);
+  EXPECT_DOUBLE_EQ(back[0].eval.floor_ms, 0.0);
+  AttemptRecord a = attempt("relu", 1, "ok", 1.5);
+  a.eval.floor_ms = 0.003;
+  s.add_attempt(1, a);
+  EXPECT_DOUBLE_EQ(s.attempts(1).at(1).eval.floor_ms, 0.003);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), kResultsStoreSchema);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
 TEST(ResultsStore, AgentStepsAreStoredReplacedAndForgotten) {
   std::string path = temp_path("steps.db");
   ResultsStore s(path);

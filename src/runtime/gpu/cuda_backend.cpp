@@ -45,6 +45,7 @@ class CudaBackend : public GpuBackend {
       if (owned_[i]) api_.cuMemFree(buffers_[i]);
     if (flush_) api_.cuMemFree(flush_);
     if (module_) api_.cuModuleUnload(module_);
+    if (empty_module_) api_.cuModuleUnload(empty_module_);
     if (start_) api_.cuEventDestroy(start_);
     if (end_) api_.cuEventDestroy(end_);
   }
@@ -104,25 +105,34 @@ class CudaBackend : public GpuBackend {
     for (size_t a : args) ptrs.push_back(buffers_.at(a));
     std::vector<void*> params;
     for (auto& p : ptrs) params.push_back(&p);
-    check(api_.cuCtxSynchronize(), "cuCtxSynchronize before the launches");
-    check(api_.cuEventRecord(start_, nullptr), "cuEventRecord");
-    for (size_t i = 0; i < launches.size(); ++i) {
-      const Launch& l = launches[i];
-      CUfunction f = function(l.kernel);
-      std::string where = fmt::format("launch {} of {} ({}, grid {}x{}x{}, block {}x{}x{})", i + 1, launches.size(), l.kernel,
-                                      l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2]);
-      check(api_.cuLaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], 0, nullptr,
-                                params.data(), nullptr),
-            where);
-      if (on_launch) on_launch(i);
-      if (locate) check(api_.cuCtxSynchronize(), where);
-    }
-    check(api_.cuEventRecord(end_, nullptr), "cuEventRecord");
-    check(api_.cuEventSynchronize(end_), "running the kernels");
-    check(api_.cuCtxSynchronize(), "cuCtxSynchronize after the launches");
-    float ms = 0;
-    check(api_.cuEventElapsedTime(&ms, start_, end_), "cuEventElapsedTime");
-    return ms;
+    return timed([&] {
+      for (size_t i = 0; i < launches.size(); ++i) {
+        const Launch& l = launches[i];
+        CUfunction f = function(l.kernel);
+        std::string where = fmt::format("launch {} of {} ({}, grid {}x{}x{}, block {}x{}x{})", i + 1, launches.size(), l.kernel,
+                                        l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2]);
+        check(api_.cuLaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], 0, nullptr,
+                                  params.data(), nullptr),
+              where);
+        if (on_launch) on_launch(i);
+        if (locate) check(api_.cuCtxSynchronize(), where);
+      }
+    });
+  }
+
+  void prepare_empty_kernel() override {
+    if (empty_) return;
+    NvrtcResult r = nvrtc_compile(kEmptyKernelCuda, "ekb_empty_kernel.cu", info_.arch);
+    if (!r.ok) throw GpuCompileError("NVRTC could not compile the empty kernel", r.log);
+    if (CUresult e = api_.cuModuleLoadData(&empty_module_, r.cubin.data()); e != 0)
+      throw GpuCompileError("the driver could not load the empty kernel: " + api_.error(e), r.log);
+    if (CUresult e = api_.cuModuleGetFunction(&empty_, empty_module_, kEmptyKernelName); e != 0)
+      throw GpuCompileError("the empty kernel's module has no kernel: " + api_.error(e), r.log);
+  }
+
+  double run_empty_kernel() override {
+    if (!empty_) throw GpuError("the empty kernel was not built");
+    return timed([&] { check(api_.cuLaunchKernel(empty_, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr), "launch of the empty kernel"); });
   }
 
   void flush_cache() override {
@@ -133,10 +143,26 @@ class CudaBackend : public GpuBackend {
   }
 
  private:
+  // The device idle, an event, the launches, an event, the device idle: the time between the events.
+  template <typename F>
+  double timed(F&& launches) {
+    check(api_.cuCtxSynchronize(), "cuCtxSynchronize before the launches");
+    check(api_.cuEventRecord(start_, nullptr), "cuEventRecord");
+    launches();
+    check(api_.cuEventRecord(end_, nullptr), "cuEventRecord");
+    check(api_.cuEventSynchronize(end_), "running the kernels");
+    check(api_.cuCtxSynchronize(), "cuCtxSynchronize after the launches");
+    float ms = 0;
+    check(api_.cuEventElapsedTime(&ms, start_, end_), "cuEventElapsedTime");
+    return ms;
+  }
+
   const CudaDriver& api_;
   CUdevice dev_ = 0;
   CUcontext ctx_ = nullptr;
   CUmodule module_ = nullptr;
+  CUmodule empty_module_ = nullptr;  // the empty kernel's (prepare_empty_kernel)
+  CUfunction empty_ = nullptr;
   CUevent start_ = nullptr, end_ = nullptr;
   CUdeviceptr flush_ = 0;
   unsigned flush_byte_ = 0;

@@ -101,7 +101,20 @@ class GpuBackend {
 
   // Evicts the device's last-level cache (writes a buffer twice its size) and waits.
   virtual void flush_cache() = 0;
+
+  // The launch floor: an empty kernel (no arguments, one thread) built apart from the program, and
+  // run and timed exactly as run() times a program's launches (the device idle before and after,
+  // the same events around the launch), so that its time is what any call costs doing nothing.
+  // prepare_empty_kernel builds it (before the worker's sandbox: PoCL links with `ld`; throws
+  // GpuCompileError); run_empty_kernel times one launch of it (throws GpuError when unprepared).
+  virtual void prepare_empty_kernel() = 0;
+  virtual double run_empty_kernel() = 0;
 };
+
+// The empty kernel's name, and its source in each API's language.
+inline constexpr const char* kEmptyKernelName = "ekb_empty_kernel";
+inline constexpr const char* kEmptyKernelCuda = "extern \"C\" __global__ void ekb_empty_kernel() {}\n";
+inline constexpr const char* kEmptyKernelOpenCl = "__kernel void ekb_empty_kernel() {}\n";
 
 // The CUDA device `ordinal`; nullptr with *why set when there is no driver, no GPU or no NVRTC.
 std::unique_ptr<GpuBackend> make_cuda_backend(int ordinal, std::string* why);

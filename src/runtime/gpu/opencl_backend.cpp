@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <regex>
 #include <utility>
 
@@ -78,6 +79,8 @@ class OpenClBackend : public GpuBackend {
   ~OpenClBackend() override {
     if (queue_) cl_->clFinish(queue_);
     release_program();
+    if (empty_kernel_) cl_->clReleaseKernel(empty_kernel_);
+    if (empty_program_) cl_->clReleaseProgram(empty_program_);
     for (cl_mem m : buffers_) cl_->clReleaseMemObject(m);
     if (scratch_) cl_->clReleaseMemObject(scratch_);
     if (queue_) cl_->clReleaseCommandQueue(queue_);
@@ -190,11 +193,69 @@ class OpenClBackend : public GpuBackend {
     if (launches.empty()) return 0;
     std::vector<cl_mem> mems;
     for (size_t a : args) mems.push_back(buffer_at(a, 0, "run"));
+    return timed(launches, [&](const Launch& l) { return kernel(l.kernel); }, mems, locate, on_launch);
+  }
+
+  void prepare_empty_kernel() override {
+    if (empty_kernel_) return;
+    cl_int err = CL_SUCCESS;
+    const char* text = kEmptyKernelOpenCl;
+    size_t length = std::strlen(text);
+    empty_program_ = cl_->clCreateProgramWithSource(context_, 1, &text, &length, &err);
+    if (err != CL_SUCCESS) {
+      empty_program_ = nullptr;
+      throw GpuCompileError(fmt::format("the empty kernel: clCreateProgramWithSource: {}", cl_error_name(err)), "");
+    }
+    err = cl_->clBuildProgram(empty_program_, 1, &device_id_, "", nullptr, nullptr);
+    if (err != CL_SUCCESS) throw GpuCompileError(fmt::format("the empty kernel: the OpenCL build failed ({})", cl_error_name(err)), "");
+    // (Its binary asked for now, as a candidate's: PoCL then links it before the sandbox.)
+    size_t binary_bytes = 0;
+    if (cl_->clGetProgramInfo(empty_program_, CL_PROGRAM_BINARY_SIZES, sizeof binary_bytes, &binary_bytes, nullptr) == CL_SUCCESS &&
+        binary_bytes > 0) {
+      std::vector<unsigned char> binary(binary_bytes);
+      unsigned char* where = binary.data();
+      cl_->clGetProgramInfo(empty_program_, CL_PROGRAM_BINARIES, sizeof where, &where, nullptr);
+    }
+    empty_kernel_ = cl_->clCreateKernel(empty_program_, kEmptyKernelName, &err);
+    if (err != CL_SUCCESS) {
+      empty_kernel_ = nullptr;
+      throw GpuCompileError(fmt::format("the empty kernel: clCreateKernel: {}", cl_error_name(err)), "");
+    }
+  }
+
+  double run_empty_kernel() override {
+    if (!empty_kernel_) throw GpuError("the empty kernel was not built");
+    Launch l;
+    l.kernel = kEmptyKernelName;
+    return timed({l}, [&](const Launch&) { return empty_kernel_; }, {}, false, {});
+  }
+
+  void flush_cache() override {
+    if (!scratch_) {
+      scratch_bytes_ = cache_flush_bytes(info_);
+      cl_int err = CL_SUCCESS;
+      scratch_ = cl_->clCreateBuffer(context_, CL_MEM_READ_WRITE, scratch_bytes_, nullptr, &err);
+      if (err != CL_SUCCESS) {
+        scratch_ = nullptr;
+        throw GpuError(fmt::format("clCreateBuffer(cache flush, {} bytes): {}", scratch_bytes_, cl_error_name(err)));
+      }
+    }
+    unsigned char byte = ++flushes_;  // a new value each time, so no write can be skipped as unchanged
+    check(cl_->clEnqueueFillBuffer(queue_, scratch_, &byte, 1, 0, scratch_bytes_, 0, nullptr, nullptr),
+          "clEnqueueFillBuffer(cache flush)");
+    check(cl_->clFinish(queue_), "clFinish");
+  }
+
+ private:
+  // The launches timed by the queue's profiling: the device idle before (clFinish), each kernel given
+  // every buffer of `mems`, the device idle after; from the first kernel's start to the last one's end.
+  double timed(const std::vector<Launch>& launches, const std::function<cl_kernel(const Launch&)>& kernel_of,
+               const std::vector<cl_mem>& mems, bool locate, const std::function<void(size_t)>& on_launch) {
     check(cl_->clFinish(queue_), "clFinish");
     Events events{cl_, {}};
     for (size_t li = 0; li < launches.size(); ++li) {
       const Launch& l = launches[li];
-      cl_kernel k = kernel(l.kernel);
+      cl_kernel k = kernel_of(l);
       for (size_t i = 0; i < mems.size(); ++i)
         if (cl_int r = cl_->clSetKernelArg(k, static_cast<cl_uint>(i), sizeof(cl_mem), &mems[i]); r != CL_SUCCESS)
           throw GpuError(fmt::format("clSetKernelArg({}, argument {}): {}", l.kernel, i, cl_error_name(r)));
@@ -231,23 +292,6 @@ class OpenClBackend : public GpuBackend {
     return end > start ? double(end - start) / 1e6 : 0.0;
   }
 
-  void flush_cache() override {
-    if (!scratch_) {
-      scratch_bytes_ = cache_flush_bytes(info_);
-      cl_int err = CL_SUCCESS;
-      scratch_ = cl_->clCreateBuffer(context_, CL_MEM_READ_WRITE, scratch_bytes_, nullptr, &err);
-      if (err != CL_SUCCESS) {
-        scratch_ = nullptr;
-        throw GpuError(fmt::format("clCreateBuffer(cache flush, {} bytes): {}", scratch_bytes_, cl_error_name(err)));
-      }
-    }
-    unsigned char byte = ++flushes_;  // a new value each time, so no write can be skipped as unchanged
-    check(cl_->clEnqueueFillBuffer(queue_, scratch_, &byte, 1, 0, scratch_bytes_, 0, nullptr, nullptr),
-          "clEnqueueFillBuffer(cache flush)");
-    check(cl_->clFinish(queue_), "clFinish");
-  }
-
- private:
   // The events of one run, released however it ends.
   struct Events {
     const OpenClApi* cl;
@@ -292,6 +336,8 @@ class OpenClBackend : public GpuBackend {
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
   cl_program program_ = nullptr;
+  cl_program empty_program_ = nullptr;  // the empty kernel's (prepare_empty_kernel)
+  cl_kernel empty_kernel_ = nullptr;
   std::vector<std::pair<std::string, cl_kernel>> kernels_;
   std::vector<cl_mem> buffers_;
   std::vector<size_t> sizes_;

@@ -20,6 +20,7 @@ void cache_read(ScheduleContext&, StageSchedule&, const Directive&);
 void cache_write(ScheduleContext&, StageSchedule&, const Directive&);
 void decompose_reduction(ScheduleContext&, StageSchedule&, const Directive&);
 void rfactor(ScheduleContext&, StageSchedule&, const Directive&);
+void hoist_reduction(ScheduleContext&, StageSchedule&, const Directive&);
 void pack(ScheduleContext&, StageSchedule&, const Directive&);
 void double_buffer(ScheduleContext&, StageSchedule&, const Directive&);
 
