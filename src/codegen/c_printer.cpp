@@ -913,7 +913,11 @@ class CPrinter {
         }
         if (is_comparison(op)) return {canonical_mask(fmt::format("({} {} {})", a, spelling(op), b), ot), true};
         if (is_float(e->type) && op == BinOp::mod) return {per_lane(e), true};
-        if (!is_float(e->type) && (op == BinOp::div || op == BinOp::mod)) return {per_lane(e), true};
+        if (!is_float(e->type) && (op == BinOp::div || op == BinOp::mod)) {
+          int64_t c = 0;
+          if (is_const(e->args[1], &c) && c > 0 && ot == e->type) return {vector_divide_by_constant(a, op, c, e->type), true};
+          return {per_lane(e), true};
+        }
         return {fmt::format("({} {} {})", a, spelling(op), b), true};
       }
       case EK::select:
@@ -939,6 +943,18 @@ class CPrinter {
     std::string m = mask_type(t);
     if (m == vec_type_of_lane("int32_t")) return mask;
     return fmt::format("__builtin_convertvector({}, {})", mask, m);
+  }
+
+  // Floor division (or the matching remainder) of an integer vector `a` by a positive constant, in
+  // vector arithmetic: C's division truncates, so a negative `a` is moved down by c - 1 first.
+  std::string vector_divide_by_constant(const std::string& a, BinOp op, int64_t c, DType t) {
+    std::string V = vec_type(t), C = fmt::format("{}({})", H("splat", V), int_literal(c)), x = fmt::format("ekb_d{}", tmp_++);
+    std::string q = is_signed_int(t)
+                        ? fmt::format("(({x} - (({x} < {z}) & {m})) / {c})", fmt::arg("x", x), fmt::arg("z", fmt::format("{}(0)", H("splat", V))),
+                                      fmt::arg("m", fmt::format("{}({})", H("splat", V), int_literal(c - 1))), fmt::arg("c", C))
+                        : fmt::format("({} / {})", x, C);
+    std::string r = op == BinOp::div ? q : fmt::format("({} - {} * {})", x, q, C);
+    return fmt::format("({{ {} {} = {}; {}; }})", V, x, a, r);
   }
 
   std::string vector_select(const ExprP& e) {
@@ -1056,11 +1072,19 @@ class CPrinter {
   std::string vector_load(const ExprP& e) {
     const BufInfo& b = buf(e->name);
     if (b.vector_temp) return b.cname;
-    if (e->type == DType::boolean) return "(-" + per_lane(e) + ")";  // 0/1 in memory, 0/-1 as a mask
-    std::string V = vec_type(e->type);
     ExprP off = expand_lets(offset_expr(b, e->args));
     auto solved = lower::solve_for(off, vec_->var);
     bool base_uniform = solved && !uses_var(solved->second, vec_->var);
+    if (e->type == DType::boolean) {  // 0/1 in memory, 0/-1 as a mask
+      bool all = mask_.empty() || unconditional_loads_.count(lir::to_string(e)) || in_bounds_in_every_lane(b, e->args);
+      if (base_uniform && all && solved->first == 1) {
+        std::string base = scalar(min_vars_to_names(solved->second));
+        return fmt::format("(-__builtin_convertvector({}(&{}[{} + {}]), {}))", H("load", vec_type(DType::u8)), b.cname, base, vec_->base,
+                           vec_type_of_lane("int32_t"));
+      }
+      return "(-" + per_lane(e) + ")";
+    }
+    std::string V = vec_type(e->type);
     // (Under a select's lane mask, a contiguous read is still read whole where it cannot fault: the
     // same read happens unconditionally in the statement, or every lane's index is in the buffer.)
     bool all_lanes = mask_.empty() || unconditional_loads_.count(lir::to_string(e)) || in_bounds_in_every_lane(b, e->args);
@@ -1130,6 +1154,14 @@ class CPrinter {
       std::string base = scalar(min_vars_to_names(solved->second));
       out += fmt::format("{}{}(&{}[{} + {}], {});\n", pad(ind), H("store", vec_type(b.type)), b.cname, base, vec_->base,
                          as_vector(v, s->value->type));
+      return;
+    }
+    if (solved && solved->first == 1 && !uses_var(solved->second, vec_->var) && b.type == DType::boolean) {
+      // A mask (0 / -1 per 32-bit lane) stored as bytes 0 / 1.
+      std::string base = scalar(min_vars_to_names(solved->second));
+      std::string U = vec_type(DType::u8);
+      out += fmt::format("{}{}(&{}[{} + {}], __builtin_convertvector(-{}, {}));\n", pad(ind), H("store", U), b.cname, base, vec_->base,
+                         as_vector(v, DType::boolean), U);
       return;
     }
     // Lane by lane, in order (a uniform offset keeps the last lane's value, as a serial loop would).

@@ -19,6 +19,7 @@
 
 #include "schedule/default_common.h"
 #include "schedule/default_contraction.h"
+#include "loops/hoisting.h"
 #include "schedule/default_schedule.h"
 #include "schedule/stage_access.h"
 
@@ -29,7 +30,10 @@ namespace {
 // A recurrence (docs/ir.md "Recurrences"): its steps run in order, serially; the points that keep
 // to themselves (local variables) are the parallel ones, outside the steps, or vector lanes inside
 // them; the points that read each other's earlier steps run inside each step, vectorized.
-std::vector<std::string> recurrence_directives(const LStage& s, const Target& target, bool parallel) {
+double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v, int lanes, bool write);
+double scalar_memory_cost(const LStage& s, int lanes);
+
+std::vector<std::string> recurrence_directives(const Graph& g, const LStage& s, const Target& target, bool parallel) {
   std::vector<std::string> local, nonlocal = s.scan_nonlocal;
   std::map<std::string, int64_t> extent;
   for (size_t i = 0; i < s.vars.size(); ++i) {
@@ -42,6 +46,9 @@ std::vector<std::string> recurrence_directives(const LStage& s, const Target& ta
   int lanes = lanes_for(s, target);
   std::vector<std::string> outer = local;
   std::string vec = !nonlocal.empty() ? nonlocal.back() : (local.empty() ? "" : local.back());
+  // (Only where the lanes read contiguously enough: a GRU's step reads its weights along its points'
+  // rows, which its reductions read in vector partial sums on their own.)
+  if (!vec.empty() && lanes > 1 && vector_memory_cost(g, s, vec, lanes, true) >= 0.6 * scalar_memory_cost(s, lanes)) lanes = 1;
   std::vector<std::string> inner = nonlocal;
   if (nonlocal.empty() && !vec.empty()) outer.pop_back();
   std::string vec_loop;
@@ -72,21 +79,28 @@ std::vector<std::string> recurrence_directives(const LStage& s, const Target& ta
 // What one vector of `lanes` points costs in memory operations when `v` is the lane loop: a
 // contiguous read or write one, a read that does not move with v nothing, any other a scalar
 // operation per lane. The reads count as often as they run per point (inside reductions).
+// A gathered read costs more than its lanes' scalar loads (each lane's address, then packing the
+// lanes), a scattered write more again; an integer division by something other than a positive
+// constant runs lane by lane.
+constexpr double kGatherCost = 1.5, kScatterCost = 2.0;
+
 double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v, int lanes, bool write) {
   double cost = 0;
   for (const auto& a : stage_reads(s)) {
     auto st = read_stride(g, a.load, v);
-    cost += a.repeat * (!st ? lanes : *st == 0 ? 0.0 : std::llabs(*st) == 1 ? 1.0 : lanes);
+    cost += a.repeat * (!st ? kGatherCost * lanes : *st == 0 ? 0.0 : std::llabs(*st) == 1 ? 1.0 : kGatherCost * lanes);
   }
-  if (write) cost += write_stride(s, v) == 1 ? 1.0 : lanes;
-  return cost;
+  if (write) cost += write_stride(s, v) == 1 ? 1.0 : kScatterCost * lanes;
+  return cost + varying_integer_divisions(s, v) * lanes;
 }
 
 // The same points computed one by one: every read and the write once per point.
+// (A reduction in the expression that reads contiguously runs in vector lanes even so:
+// lower/vector_reductions.h.)
 double scalar_memory_cost(const LStage& s, int lanes) {
-  double cost = 1;
-  for (const auto& a : stage_reads(s)) cost += a.repeat;
-  return cost * lanes;
+  double cost = lanes;
+  for (const auto& a : stage_reads(s)) cost += a.repeat * (a.vector_reduced ? 1.0 : lanes);
+  return cost;
 }
 
 // A reduction's contiguous axis: the innermost reduction variable when the reads along it are
@@ -114,16 +128,19 @@ struct Nest {
   std::string outer_of_vec;        // the loop just outside the lanes: where pointwise producers go
   bool vector_reduction = false;   // vector partial sums along the reduction (rfactor)
   std::string partial;             // the partial sums' stage
+  std::map<std::string, int64_t> fused;  // loops made by fusing the lanes' loop with outer ones: extents
   // Its pure loops outside the lanes with their extents, outermost first.
   std::vector<std::pair<std::string, int64_t>> loops(const LStage& s) const {
+    auto extent = [&](const std::string& l) -> int64_t {
+      auto it = std::find(s.vars.begin(), s.vars.end(), l);
+      if (it != s.vars.end()) return s.extents[static_cast<size_t>(it - s.vars.begin())];
+      auto f = fused.find(l);
+      return f != fused.end() ? f->second : 0;
+    };
     std::vector<std::pair<std::string, int64_t>> out;
     for (const auto& l : order) {
-      auto it = std::find(s.vars.begin(), s.vars.end(), l);
-      if (it != s.vars.end()) out.push_back({l, s.extents[static_cast<size_t>(it - s.vars.begin())]});
-      else if (l == vec_var + "_o") {
-        int64_t e = s.extents[static_cast<size_t>(std::find(s.vars.begin(), s.vars.end(), vec_var) - s.vars.begin())];
-        out.push_back({l, (e + lanes - 1) / lanes});
-      }
+      if (int64_t e = extent(l)) out.push_back({l, e});
+      else if (l == vec_var + "_o") out.push_back({l, (extent(vec_var) + lanes - 1) / lanes});
     }
     return out;
   }
@@ -140,7 +157,7 @@ struct Rules {
   std::string vector_var(const LStage& s, size_t keep, int lanes) const {
     if (lanes < 2) return "";
     std::string best;
-    double best_cost = 0.75 * scalar_memory_cost(s, lanes);
+    double best_cost = 0.6 * scalar_memory_cost(s, lanes);
     for (size_t i = s.vars.size(); i-- > keep;) {
       if (s.extents[i] < 4) continue;
       if (s.extents[i] < lanes && (s.extents[i] & (s.extents[i] - 1)) != 0) continue;
@@ -152,11 +169,26 @@ struct Rules {
 
   // The nest of stage `s` (root or computed at its consumer), keeping its first `keep` pure loops
   // intact and outermost; `vec_hint`: the pure variable a pointwise consumer has in its lanes.
-  Nest nest(const LStage& s, size_t keep, const std::string& vec_hint, int hint_lanes = 0) const {
+  // Whether the loops `u` (just outside) and `v` (of `v_extent` points) run through memory as one
+  // contiguous run in every read and in the write: fused, they are one loop of lanes without the
+  // tail a short v leaves (an NHWC image's rows of 24 channels are one run of W * 24).
+  bool one_run(const LStage& s, const std::string& u, const std::string& v, int64_t v_extent) const {
+    if (write_stride(s, u) != write_stride(s, v) * v_extent) return false;
+    for (const auto& a : stage_reads(s)) {
+      auto su = read_stride(g, a.load, u), sv = read_stride(g, a.load, v);
+      if (!su || !sv || *su != *sv * v_extent) return false;
+    }
+    return true;
+  }
+
+  Nest nest(const LStage& s, size_t keep, const std::string& vec_hint, int hint_lanes = 0, bool may_fuse = false) const {
     Nest n;
     n.order = s.vars;
     int lanes = hint_lanes > 0 ? hint_lanes : lanes_for(s, t);
     std::string v = vec_hint.empty() ? vector_var(s, keep, lanes) : vec_hint;
+    // (A reader's lanes that would gather this stage's reads: its points one by one instead, its
+    // reductions in lanes of their own.)
+    if (!vec_hint.empty() && vector_memory_cost(g, s, v, lanes, true) >= 0.6 * scalar_memory_cost(s, lanes)) v.clear();
     // A reduction read along its contiguous axis: partial sums in vector lanes, when that moves less
     // memory than lanes on a pure loop.
     if (reduces_contiguously(g, s, lanes)) {
@@ -183,6 +215,21 @@ struct Rules {
         n.order.push_back(v);
         n.dirs.push_back(fmt::format("reorder {}", fmt::join(n.order, " ")));
       }
+      // A short lanes' loop, or one that leaves a tail, fused with the loops outside it while they
+      // are one contiguous run with it.
+      std::string first_var = v;  // (strides are the innermost variable's)
+      while (may_fuse && (e % lanes != 0 || e < 4 * lanes) && n.order.size() >= 2 + keep) {
+        const std::string& u = n.order[n.order.size() - 2];
+        auto ui = std::find(s.vars.begin(), s.vars.end(), u);
+        if (ui == s.vars.end() || !one_run(s, u, first_var, e)) break;
+        std::string f = u + "_" + v;
+        n.dirs.push_back(fmt::format("fuse {} {} -> {}", u, v, f));
+        e *= s.extents[static_cast<size_t>(ui - s.vars.begin())];
+        n.fused[f] = e;
+        n.order.pop_back();
+        n.order.back() = f;
+        v = f;
+      }
       n.vec_var = v;
       n.lanes = lanes;
       if (e > lanes) {
@@ -205,15 +252,16 @@ struct Rules {
   double estimated_us(const LStage& s, bool vectorized) const {
     const ParallelCost& c = t.parallel_cost;
     double ops = weighted_ops_per_point(s) * points(s);
-    double rate = c.thread_gflops * 1e3 / (vectorized ? 1.0 : 8.0);  // operations per us
+    double rate = c.thread_gflops * 1e3 / (vectorized ? 1.0 : 3.0);  // operations per us
     return ops / rate + touched_bytes(g, s) / (c.thread_gbps * 1e3);
   }
 
   // Whether a root nest whose work takes `us` on one thread pays for a parallel region: the time
-  // the other threads save must exceed twice what starting the region costs.
+  // the other threads save must exceed three times what starting the region costs (the estimate is
+  // rough, and a gain of less than that is within the timing's noise).
   bool pays_for_threads(double us) const {
     if (t.threads < 2) return false;
-    return us * (1.0 - 1.0 / t.threads) > 2.0 * t.parallel_cost.region_us;
+    return us * (1.0 - 1.0 / t.threads) > 3.0 * t.parallel_cost.region_us;
   }
 
   // The parallel loop of a root nest whose loops (outermost first, with their extents) are
@@ -259,12 +307,36 @@ size_t prefix_read(const LStage& consumer, const std::string& producer) {
   return any && ok ? k : 0;
 }
 
+// A contraction written inside an expression (a linear layer's sum plus its bias, `Y[t, n] = (sum(k)
+// X[t, k] * W[k, n]) + B[n]`) has no loops of its own to tile: hoisted into a stage over all of its
+// reader's variables (`hoist_reduction`), it is a contraction whose reader is element-wise at its
+// points, and gets the register tile. Others stay where they are.
+void hoist_contractions(Graph& g, const Target& target, Plan& plan) {
+  for (size_t i = 0; i < g.stages.size(); ++i) {
+    const LStage& st = g.stages[i];
+    if (st.is_scan() || st.has_reduction() || !lower::hoistable_reduction(st)) continue;
+    std::string name = st.name + "_sum";
+    for (int k = 2; g.find(name) >= 0 || g.input(name); ++k) name = fmt::format("{}_sum{}", st.name, k);
+    LStage reader = st;
+    std::optional<LStage> h = lower::hoist_first_reduction(reader, name);
+    if (!h || h->vars != st.vars || h->extents != st.extents) continue;
+    Graph trial = g;
+    trial.stages[i] = reader;
+    trial.stages.insert(trial.stages.begin() + static_cast<std::ptrdiff_t>(i), *h);
+    if (!find_contraction(trial, trial.stages[i], target)) continue;
+    plan.memory(st.name, "hoist_reduction -> " + name);
+    g = std::move(trial);
+    ++i;  // (the reader moved one place on)
+  }
+}
+
 }  // namespace
 
 std::string cpu_default_schedule(const Graph& original, const Target& target) {
   Plan plan;
   Inlining in = decide_inlining(original, plan);
-  const Graph& g = in.sim;  // the stages that keep loops, with the inlined ones substituted
+  Graph g = in.sim;  // the stages that keep loops, with the inlined ones substituted
+  hoist_contractions(g, target, plan);
   Rules rules{g, target, plan};
 
   // Contractions: register tiles, on the reader where it is element-wise at the sum's own points.
@@ -393,7 +465,10 @@ std::string cpu_default_schedule(const Graph& original, const Target& target) {
   for (const auto& s : g.stages) {
     if (fused_into.count(s.name) || tile_dirs.count(s.name) || tile_inlined.count(s.name)) continue;
     if (s.is_scan()) continue;
-    nests[s.name] = rules.nest(s, keep.count(s.name) ? keep[s.name] : 0, "");
+    // (A nest that producers are computed inside keeps its loops as they are: no fused lanes.)
+    bool has_producers = false;
+    for (const auto& [producer, consumer] : fused_into) has_producers = has_producers || consumer == s.name;
+    nests[s.name] = rules.nest(s, keep.count(s.name) ? keep[s.name] : 0, "", 0, !has_producers);
     work_us[s.name] += rules.estimated_us(s, !nests[s.name].vec_var.empty() || nests[s.name].vector_reduction);
   }
   for (const auto& s : g.stages) {
@@ -414,7 +489,7 @@ std::string cpu_default_schedule(const Graph& original, const Target& target) {
   for (const auto& s : g.stages) {
     if (tile_inlined.count(s.name)) continue;
     if (s.is_scan()) {
-      plan.schedule(s.name, recurrence_directives(s, target, rules.pays_for_threads(rules.estimated_us(s, true))));
+      plan.schedule(s.name, recurrence_directives(g, s, target, rules.pays_for_threads(rules.estimated_us(s, true))));
       continue;
     }
     if (tile_dirs.count(s.name)) {

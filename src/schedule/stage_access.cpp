@@ -84,23 +84,76 @@ int value_bytes(DType t) {
 
 }  // namespace
 
+namespace {
+
+// A reduction in an expression that lower/vector_reductions.h puts in vector lanes: every read in its
+// body has its innermost variable only in its last index with coefficient 1, or not at all, and some
+// read has it (the pass checks more; an estimate needs no more).
+bool reduces_in_lanes(const ExprP& r) {
+  const std::string& v = r->rvars.back();
+  bool contiguous = false, ok = true;
+  std::function<void(const ExprP&)> walk = [&](const ExprP& e) {
+    if (e->kind == EK::reduce && e != r) ok = false;
+    if (e->kind == EK::load) {
+      for (size_t d = 0; d < e->args.size(); ++d) {
+        auto c = coefficient(e->args[d], v);
+        if (!c) ok = false;
+        else if (*c != 0) {
+          if (d + 1 != e->args.size() || *c != 1) ok = false;
+          contiguous = true;
+        }
+      }
+      return;
+    }
+    for (const auto& a : e->args) walk(a);
+  };
+  walk(r->args[0]);
+  return ok && contiguous;
+}
+
+}  // namespace
+
 std::vector<Access> stage_reads(const lower::LStage& s) {
   std::vector<Access> out;
   double top = 1;
   for (int64_t x : s.rextents) top *= static_cast<double>(x);
-  std::function<void(const ExprP&, double)> walk = [&](const ExprP& e, double repeat) {
+  std::function<void(const ExprP&, double, bool)> walk = [&](const ExprP& e, double repeat, bool lanes) {
     if (e->kind == EK::load) {
-      out.push_back({e->name, e->type, e, repeat, s.has_reduction()});
-      for (const auto& i : e->args) walk(i, repeat);  // (a gather's index is read too)
+      Access a{e->name, e->type, e, repeat, s.has_reduction()};
+      a.vector_reduced = lanes;
+      out.push_back(a);
+      for (const auto& i : e->args) walk(i, repeat, false);  // (a gather's index is read too)
       return;
     }
     double r = repeat;
-    if (e->kind == EK::reduce)
+    if (e->kind == EK::reduce) {
       for (int64_t x : e->rextents) r *= static_cast<double>(x);
-    for (const auto& a : e->args) walk(a, r);
+      lanes = reduces_in_lanes(e);
+    }
+    for (const auto& a : e->args) walk(a, r, lanes);
   };
-  walk(s.value, top);
+  walk(s.value, top, false);
   return out;
+}
+
+int varying_integer_divisions(const lower::LStage& s, const std::string& v) {
+  int n = 0;
+  std::function<bool(const ExprP&)> varies = [&](const ExprP& e) -> bool {
+    if (e->kind == EK::var && e->name == v) return true;
+    for (const auto& a : e->args)
+      if (varies(a)) return true;
+    return false;
+  };
+  std::function<void(const ExprP&)> walk = [&](const ExprP& e) {
+    if (e->kind == EK::load) return;  // (index arithmetic is the address's)
+    if (e->kind == EK::binary && !is_float(e->type) && (e->binop == BinOp::div || e->binop == BinOp::mod) && varies(e)) {
+      int64_t c = 0;
+      if (!(lir::is_const(e->args[1], &c) && c > 0)) ++n;
+    }
+    for (const auto& a : e->args) walk(a);
+  };
+  walk(s.value);
+  return n;
 }
 
 std::optional<int64_t> read_stride(const lower::Graph& g, const lir::ExprP& load, const std::string& v) {

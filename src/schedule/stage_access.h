@@ -20,6 +20,9 @@ struct Access {
   lir::ExprP load;     // the load itself
   double repeat = 1;   // how often per point of the stage's pure loops (the reductions around it)
   bool in_top_reduction = false;  // inside the stage's top-level reduction body
+  // Inside a reduction in the expression whose innermost loop reads contiguously (or not at all):
+  // on its own it runs in vector partial sums (lower/vector_reductions.h).
+  bool vector_reduced = false;
 };
 
 std::vector<Access> stage_reads(const lower::LStage& s);
@@ -42,6 +45,10 @@ double points(const lower::LStage& s);
 // 32-bit lanes; f16 and bf16 compute in f32): vector lanes are the register's bytes over this.
 int widest_value_bytes(const lower::LStage& s);
 int lanes_for(const lower::LStage& s, const Target& t);
+
+// Integer divisions and remainders in the value whose operands change with `v` (lane by lane in
+// vector code unless the divisor is a positive constant).
+int varying_integer_divisions(const lower::LStage& s, const std::string& v);
 
 // Does the expression contain a read whose index depends on data (a gather)?
 bool has_data_dependent_read(const lir::ExprP& e);

@@ -45,8 +45,10 @@ TEST(DefaultCpuSchedule, LanesAreSetByTheWidestValueComputedNotByTheOutputsType)
 }
 
 TEST(DefaultCpuSchedule, TheVectorLoopIsTheOneWhoseReadsAreContiguous) {
-  // Two reads contiguous along i, the write along j: lanes on i, moved innermost.
-  auto p = program(kernel("N = 256, M = 128", "  in X : f32[M, N]\n  in Z : f32[M, N]\n  out Y : f32[N, M]\n  Y[i, j] = X[j, i] * 2.0 + Z[j, i]\n"));
+  // Four reads contiguous along i, the write along j: lanes on i, moved innermost (the write is
+  // scattered, lane by lane, but four contiguous reads pay for it).
+  auto p = program(kernel("N = 256, M = 128", "  in X : f32[M, N]\n  in Z : f32[M, N]\n  in U : f32[M, N]\n  in V : f32[M, N]\n"
+                                              "  out Y : f32[N, M]\n  Y[i, j] = X[j, i] * Z[j, i] + U[j, i] * V[j, i]\n"));
   std::string s = default_schedule_text(*p, avx512());
   EXPECT_NE(s.find("reorder j i"), std::string::npos) << s;
   EXPECT_NE(s.find("vectorize i 16"), std::string::npos) << s;
@@ -154,6 +156,57 @@ TEST(DefaultCpuSchedule, ASelectsContiguousReadsStayVectorReadsWhereTheyCannotFa
   // Both branches read the same in-bound elements as the condition: no lane-by-lane loads.
   auto p = program(kernel("N = 1024", "  in A : i32[N] ~ int(-1000, 1000)\n  in M : i32[N] ~ int(1, 100)\n  out Y : i64[N]\n"
                                       "  Y[i] = select(i64(A[i]) * i64(M[i]) >= 0, i64(A[i]) * i64(M[i]) + 7, 7 - i64(A[i]) * i64(M[i]))\n"));
+  Target t = default_target(Backend::cpu);
+  if (t.lanes(DType::f32) < 2) GTEST_SKIP() << "this CPU has no vector unit";
+  std::string c = codegen::print_c(lower_with(*p, t, choose_schedule(*p, t, "default")), codegen::c_dialect());
+  EXPECT_EQ(c.find("for (int l = 0"), std::string::npos) << c;
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, AShortLaneLoopIsFusedWithTheLoopOutsideItWhereTheyAreOneRun) {
+  // NHWC with 24 channels: (w, c) is one contiguous run of 1344 elements, no tail of 8 per row...
+  auto p = program(kernel("H = 56, W = 56, C = 24", "  in X : f32[H, W, C]\n  out Q : i8[H, W, C]\n"
+                                                       "  Q[h, w, c] = i8(clamp(round(X[h, w, c] / 0.05), -128.0, 127.0))\n"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_NE(s.find("fuse w c -> w_c; vectorize w_c 16"), std::string::npos) << s;
+  runs_correctly(*p);
+  // ...but not where a per-channel read breaks the run.
+  auto q = program(kernel("H = 56, W = 56, C = 24", "  in X : f32[H, W, C]\n  in S : f32[C]\n  out Q : f32[H, W, C]\n"
+                                                       "  Q[h, w, c] = X[h, w, c] * S[c]\n"));
+  EXPECT_EQ(default_schedule_text(*q, avx512()).find("fuse w c"), std::string::npos) << default_schedule_text(*q, avx512());
+}
+
+TEST(DefaultCpuSchedule, ALinearLayersSumInsideItsExpressionIsHoistedAndTiled) {
+  auto p = program(kernel("T = 64, K = 256, N = 256", "  in X : f32[T, K]\n  in W : f32[K, N]\n  in B : f32[N]\n  out Y : f32[T, N]\n"
+                                                         "  Y[t, n] = max((sum(k) X[t, k] * W[k, n]) + B[n], 0.0)\n"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_NE(s.find("Y: hoist_reduction -> Y_sum"), std::string::npos) << s;
+  EXPECT_NE(s.find("Y_sum: compute_at Y"), std::string::npos) << "the tile on the reader: " << s;
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, LanesThatWouldGatherEveryReadAreNotTaken) {
+  // Rows of 6 read across 128 time steps: lanes along t would gather and scatter every element.
+  auto p = program(kernel("B = 16, T = 128, A = 6", "  in X : f32[B, T, A]\n  in Off : f32[A]\n  out Y : f32[B, T, A]\n"
+                                                      "  Y[b, t, a] = X[b, t, a] - Off[a]\n"));
+  EXPECT_EQ(default_schedule_text(*p, avx512()).find("vectorize"), std::string::npos) << default_schedule_text(*p, avx512());
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, BooleanMasksAreStoredAndLoadedAsVectorsOfBytes) {
+  auto p = program(kernel("T = 20, K = 521", "  in S : f32[T, K]\n  in Thr : f32[K]\n  out M : bool[T, K]\n  out N : bool[T, K]\n"
+                                              "  M[t, k] = S[t, k] > Thr[k]\n  N[t, k] = !M[t, k]\n"));
+  Target t = default_target(Backend::cpu);
+  if (t.lanes(DType::f32) < 2) GTEST_SKIP() << "this CPU has no vector unit";
+  std::string c = codegen::print_c(lower_with(*p, t, choose_schedule(*p, t, "default")), codegen::c_dialect());
+  EXPECT_NE(c.find("ekb_store_u8x"), std::string::npos) << c;
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, AnIntegerDivisionByAConstantStaysInVectorArithmetic) {
+  // Floor division and remainder of negative and positive values by 9, in lanes.
+  auto p = program(kernel("N = 1000", "  in A : i32[N] ~ int(-5000, 5000)\n  out Q : i32[N]\n  out R : i32[N]\n"
+                                       "  Q[i] = A[i] / 9\n  R[i] = A[i] % 9\n"));
   Target t = default_target(Backend::cpu);
   if (t.lanes(DType::f32) < 2) GTEST_SKIP() << "this CPU has no vector unit";
   std::string c = codegen::print_c(lower_with(*p, t, choose_schedule(*p, t, "default")), codegen::c_dialect());
