@@ -353,7 +353,10 @@ std::string cpu_default_schedule(const Graph& original, const Target& target) {
       int pi = g.find(l.buffer);
       if (pi < 0) continue;
       const LStage& p = g.stages[static_cast<size_t>(pi)];
-      if (p.is_output || p.has_reduction() || has_reduce(p.value) || p.is_scan() || has_costly_call(p.value) ||
+      // (It reads inputs only: a stage reading others may carry a tile or producers of its own.)
+      bool inputs_only = true;
+      for (const auto& r : stage_reads(p)) inputs_only = inputs_only && g.input(r.buffer);
+      if (p.is_output || p.has_reduction() || has_reduce(p.value) || p.is_scan() || has_costly_call(p.value) || !inputs_only ||
           g.consumers(p.name) != std::vector<std::string>{s.name} || tile_inlined.count(p.name))
         continue;
       tile_inlined.insert(p.name);
