@@ -157,6 +157,41 @@ static inline @V ekb_log_@S(@V x) {
   return ekb_blend_@S(x != x, x, r);
 }
 static inline @V ekb_sigmoid_@S(@V x) { return 1.0f / (1.0f + ekb_exp_@S(-x)); }
+static inline @V ekb_rint_@S(@V x) {
+  #if defined(__clang__) && __clang_major__ >= 17
+  return __builtin_elementwise_roundeven(x);
+  #else
+  @V r; for (int i = 0; i < @W; ++i) r[i] = rintf(x[i]); return r;
+  #endif
+}
+static inline @V ekb_floor_@S(@V x) {
+  #if defined(__clang__) && __clang_major__ >= 17
+  return __builtin_elementwise_floor(x);
+  #else
+  @V r; for (int i = 0; i < @W; ++i) r[i] = floorf(x[i]); return r;
+  #endif
+}
+static inline @V ekb_ceil_@S(@V x) {
+  #if defined(__clang__) && __clang_major__ >= 17
+  return __builtin_elementwise_ceil(x);
+  #else
+  @V r; for (int i = 0; i < @W; ++i) r[i] = ceilf(x[i]); return r;
+  #endif
+}
+static inline @V ekb_trunc_@S(@V x) {
+  #if defined(__clang__) && __clang_major__ >= 17
+  return __builtin_elementwise_trunc(x);
+  #else
+  @V r; for (int i = 0; i < @W; ++i) r[i] = truncf(x[i]); return r;
+  #endif
+}
+static inline @V ekb_sqrt_@S(@V x) {
+  #if defined(__clang__) && __clang_major__ >= 18
+  return __builtin_elementwise_sqrt(x);
+  #else
+  @V r; for (int i = 0; i < @W; ++i) r[i] = sqrtf(x[i]); return r;
+  #endif
+}
 static inline @V ekb_tanh_@S(@V x) {
   @V a = ekb_max_@S(x, -x);
   @V big = 1.0f - 2.0f / (ekb_exp_@S(2.0f * ekb_min_@S(a, ekb_splat_@S(44.0f))) + 1.0f);
@@ -181,7 +216,7 @@ static inline @V ekb_erf_@S(@V x) {
   std::string out;
   for (size_t i = 0; i < t.size(); ++i) {
     if (t[i] == '@' && i + 1 < t.size()) {
-      out += t[i + 1] == 'V' ? V : t[i + 1] == 'S' ? S : I;
+      out += t[i + 1] == 'V' ? V : t[i + 1] == 'S' ? S : t[i + 1] == 'W' ? std::to_string(w) : I;
       ++i;
     } else {
       out += t[i];

@@ -1009,6 +1009,12 @@ class CPrinter {
         case Fn::tanh: return fmt::format("{}({})", H("tanh", V), a[0]);
         case Fn::sigmoid: return fmt::format("{}({})", H("sigmoid", V), a[0]);
         case Fn::erf: return fmt::format("{}({})", H("erf", V), a[0]);
+        case Fn::round: return fmt::format("{}({})", H("rint", V), a[0]);  // (halves to even, as rintf)
+        case Fn::floor: return fmt::format("{}({})", H("floor", V), a[0]);
+        case Fn::ceil: return fmt::format("{}({})", H("ceil", V), a[0]);
+        case Fn::trunc: return fmt::format("{}({})", H("trunc", V), a[0]);
+        case Fn::sqrt: return fmt::format("{}({})", H("sqrt", V), a[0]);
+        case Fn::rsqrt: return fmt::format("(1.0f / {}({}))", H("sqrt", V), a[0]);
         default: break;
       }
     }

@@ -179,6 +179,35 @@ ExprP rebuild(const ExprP& e, std::vector<ExprP> args) {
   return c;
 }
 
+// c * k * (x / k) + c * (x % k) == c * x (floor division and its remainder, k > 0): a loop fused from
+// two (`fuse w c`) indexes a row as (wc / C) * C + wc % C, which is wc, one contiguous run.
+void fold_divmod(Linear& l) {
+  for (bool again = true; again && l.ok;) {
+    again = false;
+    for (size_t i = 0; i < l.terms.size() && !again; ++i) {
+      const auto& [m, cm] = l.terms[i];
+      int64_t k = 0;
+      if (m->kind != EK::binary || m->binop != BinOp::mod || !is_index_int(m) || !is_const(m->args[1], &k) || k <= 0) continue;
+      std::string x = key(m->args[0]);
+      for (size_t j = 0; j < l.terms.size(); ++j) {
+        const auto& [d, cd] = l.terms[j];
+        int64_t kd = 0, want = 0;
+        if (d->kind != EK::binary || d->binop != BinOp::div || !is_const(d->args[1], &kd) || kd != k || key(d->args[0]) != x) continue;
+        if (ovf_mul(cm, k, want) || cd != want) continue;
+        ExprP base = m->args[0];
+        int64_t c = cm;
+        l.terms.erase(l.terms.begin() + static_cast<long>(std::max(i, j)));
+        l.terms.erase(l.terms.begin() + static_cast<long>(std::min(i, j)));
+        Linear b = scaled(linear(base), c);
+        for (const auto& [t, cb] : b.terms) add_term(l, t, cb);
+        if (ovf_add(l.c, b.c, l.c) || !b.ok) l.ok = false;
+        again = true;
+        break;
+      }
+    }
+  }
+}
+
 // (q * k + r) / k == q and % k == r when k > 0 divides every coefficient of q and 0 <= r < k.
 bool split_by(const Linear& l, int64_t k, const RangeScope& scope, Linear& q, Linear& r) {
   if (k <= 0 || !l.ok) return false;
@@ -281,6 +310,7 @@ ExprP simplify(const ExprP& e, const RangeScope& scope) {
     case EK::binary: {
       if (is_index_int(s) && (s->binop == BinOp::add || s->binop == BinOp::sub || s->binop == BinOp::mul)) {
         Linear l = linear(s);
+        fold_divmod(l);
         if (!l.ok) return s;
         // min(a, b) + r == min(a + r, b + r), and -min(a, b) + r == max(r - a, r - b): pushing the rest
         // inside lets terms cancel (`min(x + 31, 99) - x + 1` becomes `min(32, 100 - x)`).

@@ -76,9 +76,10 @@ std::vector<std::string> recurrence_directives(const Graph& g, const LStage& s, 
   return dirs;
 }
 
-// What one vector of `lanes` points costs in memory operations when `v` is the lane loop: a
-// contiguous read or write one, a read that does not move with v nothing, any other a scalar
-// operation per lane. The reads count as often as they run per point (inside reductions).
+// What one vector of `lanes` points costs when `v` is the lane loop, in operations: a contiguous
+// read or write one, a read that does not move with v nothing, a gather or scatter more than a
+// scalar operation per lane, the arithmetic once. The reads count as often as they run per point
+// (inside reductions).
 // A gathered read costs more than its lanes' scalar loads (each lane's address, then packing the
 // lanes), a scattered write more again; an integer division by something other than a positive
 // constant runs lane by lane.
@@ -91,7 +92,8 @@ double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v,
     cost += a.repeat * (!st ? kGatherCost * lanes : *st == 0 ? 0.0 : std::llabs(*st) == 1 ? 1.0 : kGatherCost * lanes);
   }
   if (write) cost += write_stride(s, v) == 1 ? 1.0 : kScatterCost * lanes;
-  return cost + varying_integer_divisions(s, v) * lanes;
+  // (The arithmetic: once per vector in lanes, as in scalar_memory_cost once per point.)
+  return cost + varying_integer_divisions(s, v) * lanes + weighted_ops_per_point(s);
 }
 
 // The same points computed one by one: every read and the write once per point.
@@ -100,7 +102,7 @@ double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v,
 double scalar_memory_cost(const LStage& s, int lanes) {
   double cost = lanes;
   for (const auto& a : stage_reads(s)) cost += a.repeat * (a.vector_reduced ? 1.0 : lanes);
-  return cost;
+  return cost + weighted_ops_per_point(s) * lanes;
 }
 
 // A reduction's contiguous axis: the innermost reduction variable when the reads along it are

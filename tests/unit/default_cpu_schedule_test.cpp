@@ -170,6 +170,13 @@ TEST(DefaultCpuSchedule, AShortLaneLoopIsFusedWithTheLoopOutsideItWhereTheyAreOn
   std::string s = default_schedule_text(*p, avx512());
   EXPECT_NE(s.find("fuse w c -> w_c; vectorize w_c 16"), std::string::npos) << s;
   runs_correctly(*p);
+  // The fused loop's index, (wc / 24) * 24 + wc % 24, simplifies to wc: its reads and writes are
+  // vector loads and stores, and round() has a vector form: no lane-by-lane code.
+  Target t = default_target(Backend::cpu);
+  if (t.lanes(DType::f32) >= 2) {
+    std::string c = codegen::print_c(lower_with(*p, t, choose_schedule(*p, t, "default")), codegen::c_dialect());
+    EXPECT_EQ(c.find("for (int l = 0"), std::string::npos) << c;
+  }
   // ...but not where a per-channel read breaks the run.
   auto q = program(kernel("H = 56, W = 56, C = 24", "  in X : f32[H, W, C]\n  in S : f32[C]\n  out Q : f32[H, W, C]\n"
                                                        "  Q[h, w, c] = X[h, w, c] * S[c]\n"));
