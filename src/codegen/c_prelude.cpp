@@ -157,6 +157,19 @@ static inline @V ekb_log_@S(@V x) {
   return ekb_blend_@S(x != x, x, r);
 }
 static inline @V ekb_sigmoid_@S(@V x) { return 1.0f / (1.0f + ekb_exp_@S(-x)); }
+static inline @V ekb_expm1_@S(@V x) {
+  /* exp(x) - 1, and near 0 (where that cancels) the series to x^4 */
+  @V small = x * (1.0f + x * (0.5f + x * (0.16666667f + x * 0.041666668f)));
+  return ekb_blend_@S(ekb_max_@S(x, -x) < 0.05f, small, ekb_exp_@S(x) - 1.0f);
+}
+static inline @V ekb_log1p_@S(@V x) {
+  /* log(1 + x), and near 0 (where 1 + x rounds) the series to x^4 */
+  @V small = x * (1.0f + x * (-0.5f + x * (0.33333334f + x * -0.25f)));
+  return ekb_blend_@S(ekb_max_@S(x, -x) < 0.01f, small, ekb_log_@S(1.0f + x));
+}
+static inline @V ekb_exp2_@S(@V x) { return ekb_exp_@S(x * 0.693147180559945309f); }
+static inline @V ekb_log2_@S(@V x) { return ekb_log_@S(x) * 1.442695040888963407f; }
+static inline @V ekb_log10_@S(@V x) { return ekb_log_@S(x) * 0.434294481903251828f; }
 static inline @V ekb_rint_@S(@V x) {
   #if defined(__clang__) && __clang_major__ >= 17
   return __builtin_elementwise_roundeven(x);

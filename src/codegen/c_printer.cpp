@@ -1009,6 +1009,11 @@ class CPrinter {
         case Fn::tanh: return fmt::format("{}({})", H("tanh", V), a[0]);
         case Fn::sigmoid: return fmt::format("{}({})", H("sigmoid", V), a[0]);
         case Fn::erf: return fmt::format("{}({})", H("erf", V), a[0]);
+        case Fn::expm1: return fmt::format("{}({})", H("expm1", V), a[0]);
+        case Fn::log1p: return fmt::format("{}({})", H("log1p", V), a[0]);
+        case Fn::exp2: return fmt::format("{}({})", H("exp2", V), a[0]);
+        case Fn::log2: return fmt::format("{}({})", H("log2", V), a[0]);
+        case Fn::log10: return fmt::format("{}({})", H("log10", V), a[0]);
         case Fn::round: return fmt::format("{}({})", H("rint", V), a[0]);  // (halves to even, as rintf)
         case Fn::floor: return fmt::format("{}({})", H("floor", V), a[0]);
         case Fn::ceil: return fmt::format("{}({})", H("ceil", V), a[0]);

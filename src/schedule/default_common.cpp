@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include "ir/limits.h"
 #include "loops/inlining.h"
 
@@ -78,7 +80,29 @@ bool inline_within_limits(Graph& sim, const std::string& name) {
   return true;
 }
 
-Inlining decide_inlining(const Graph& g, Plan& plan) {
+namespace {
+
+// Is an index of some read in `e` more than sums and constant multiples of variables (a clamp, a
+// division, a value read from data)?
+bool reads_through_nonlinear_index(const lir::ExprP& e) {
+  std::function<bool(const lir::ExprP&)> nonlinear = [&](const lir::ExprP& x) {
+    if (x->kind == lir::EK::load || x->kind == lir::EK::call || x->kind == lir::EK::select) return true;
+    if (x->kind == lir::EK::binary && (x->binop == BinOp::div || x->binop == BinOp::mod)) return true;
+    for (const auto& a : x->args)
+      if (nonlinear(a)) return true;
+    return false;
+  };
+  if (e->kind == lir::EK::load)
+    for (const auto& i : e->args)
+      if (nonlinear(i)) return true;
+  for (const auto& a : e->args)
+    if (reads_through_nonlinear_index(a)) return true;
+  return false;
+}
+
+}  // namespace
+
+Inlining decide_inlining(const Graph& g, Plan& plan, bool keep_reread_nonlinear) {
   Inlining r{{}, g};
   std::set<std::string> costly_inlined;
   for (const auto& s : g.stages) {
@@ -100,6 +124,10 @@ Inlining decide_inlining(const Graph& g, Plan& plan) {
     bool costly = has_costly_call(s.value);
     for (const auto& c : costly_inlined) costly = costly || lower::reads(s.value, c);
     bool cheap = !costly && !has_select(s.value);
+    // (On a CPU, a stage read at every point of a reduction through indices that are not sums of
+    // variables — a border replicated by clamping — is computed once: inlined, every term of the
+    // reduction would gather lane by lane what its own loops read in a contiguous run.)
+    if (keep_reread_nonlinear && reread && reads_through_nonlinear_index(s.value)) cheap = false;
     if (!reduces && (reread ? cheap : (sites <= 1 || !costly)) && inline_within_limits(r.sim, s.name)) {
       r.inlined.insert(s.name);
       if (costly) costly_inlined.insert(s.name);

@@ -93,7 +93,7 @@ double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v,
   }
   if (write) cost += write_stride(s, v) == 1 ? 1.0 : kScatterCost * lanes;
   // (The arithmetic: once per vector in lanes, as in scalar_memory_cost once per point.)
-  return cost + varying_integer_divisions(s, v) * lanes + weighted_ops_per_point(s);
+  return cost + varying_integer_divisions(s, v) * lanes + weighted_ops_per_point(s) + scalar_only_calls(s) * 10.0 * lanes;
 }
 
 // The same points computed one by one: every read and the write once per point.
@@ -336,7 +336,7 @@ void hoist_contractions(Graph& g, const Target& target, Plan& plan) {
 
 std::string cpu_default_schedule(const Graph& original, const Target& target) {
   Plan plan;
-  Inlining in = decide_inlining(original, plan);
+  Inlining in = decide_inlining(original, plan, true);
   Graph g = in.sim;  // the stages that keep loops, with the inlined ones substituted
   hoist_contractions(g, target, plan);
   Rules rules{g, target, plan};

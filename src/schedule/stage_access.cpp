@@ -230,6 +230,22 @@ int lanes_for(const lower::LStage& s, const Target& t) {
   return std::clamp(t.vector_bytes / std::max(1, widest_value_bytes(s)), 1, 64);
 }
 
+int scalar_only_calls(const lower::LStage& s) {
+  int n = 0;
+  std::function<void(const ExprP&)> walk = [&](const ExprP& e) {
+    if (e->kind == EK::call) switch (e->fn) {
+        case Fn::pow: case Fn::atan2: case Fn::sin: case Fn::cos: case Fn::tan: case Fn::asin: case Fn::acos: case Fn::atan:
+        case Fn::sinh: case Fn::cosh: case Fn::cbrt:
+          ++n;
+          break;
+        default: break;
+      }
+    for (const auto& a : e->args) walk(a);
+  };
+  walk(s.value);
+  return n;
+}
+
 bool has_data_dependent_read(const lir::ExprP& e) {
   if (e->kind == EK::load)
     for (const auto& i : e->args) {

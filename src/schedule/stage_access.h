@@ -50,6 +50,10 @@ int lanes_for(const lower::LStage& s, const Target& t);
 // vector code unless the divisor is a positive constant).
 int varying_integer_divisions(const lower::LStage& s, const std::string& v);
 
+// Math functions in the value with no vector form in the printer (pow, the trigonometric ones...):
+// in lanes, each runs lane by lane anyway.
+int scalar_only_calls(const lower::LStage& s);
+
 // Does the expression contain a read whose index depends on data (a gather)?
 bool has_data_dependent_read(const lir::ExprP& e);
 

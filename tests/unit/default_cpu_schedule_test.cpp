@@ -221,5 +221,21 @@ TEST(DefaultCpuSchedule, AnIntegerDivisionByAConstantStaysInVectorArithmetic) {
   runs_correctly(*p);
 }
 
+TEST(DefaultCpuSchedule, VectorFormsOfMathFunctionsMatchTheReference) {
+  // Each in lanes (no lane-by-lane code), near 0 as well as far from it.
+  auto p = program(kernel("N = 4096", R"(  in X : f32[N] ~ uniform(-3, 3)
+  in P : f32[N] ~ positive(0.001, 100)
+  out Y : f32[N]
+  out Z : f32[N]
+  Y[i] = expm1(X[i] * 0.01) + expm1(X[i]) + exp2(X[i]) + floor(X[i] * 3.0) + ceil(X[i] * 3.0) + trunc(X[i] * 3.0) + round(X[i] * 3.0)
+  Z[i] = log1p(P[i] * 0.001) + log1p(P[i]) + log2(P[i]) + log10(P[i]) + sqrt(P[i]) + rsqrt(P[i])
+)"));
+  Target t = default_target(Backend::cpu);
+  if (t.lanes(DType::f32) < 2) GTEST_SKIP() << "this CPU has no vector unit";
+  std::string c = codegen::print_c(lower_with(*p, t, choose_schedule(*p, t, "default")), codegen::c_dialect());
+  EXPECT_EQ(c.find("for (int l = 0"), std::string::npos) << c;
+  runs_correctly(*p);
+}
+
 }  // namespace
 }  // namespace ekb
