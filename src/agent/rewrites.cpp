@@ -208,6 +208,19 @@ std::optional<std::string> apply(const std::string& kernel_text, Rewrite r, int 
   return std::nullopt;
 }
 
+// `p` with `stage` computed where another stage's `compute_at READER LOOP` puts it, when that is
+// legal; `p` unchanged otherwise.
+AgentProgram with_reader_placement(AgentProgram p, const std::string& stage, const std::string& reader, const Target& t) {
+  for (const auto& l : p.l2)
+    for (const auto& d : l.directives) {
+      auto w = words_of(d);
+      if (w.size() != 3 || w[0] != "compute_at" || w[1] != reader) continue;
+      AgentProgram q = with_appended(p, stage, d, true);
+      if (analyze(q, t)) return q;
+    }
+  return p;
+}
+
 }  // namespace
 
 void compute_actions(const AgentProgram& p, const Analysis& a, const Target& t, std::vector<Action>& out) {
@@ -236,7 +249,12 @@ void compute_actions(const AgentProgram& p, const Analysis& a, const Target& t, 
           auto np = load_program(std::make_shared<SourceFile>("rewrite.ekb", *text));
           AgentProgram q = program_from(*text, default_schedule_text(*np, t), p.backend);
           // The reciprocal is computed once per row: its own loops, never inlined back into every element.
-          if (r == Rewrite::reciprocal && !new_stage.empty()) drop_directives(q, new_stage, true, "inline");
+          if (r == Rewrite::reciprocal && !new_stage.empty()) {
+            drop_directives(q, new_stage, true, "inline");
+            // A row's value the default computed inside the divided stage's loop (its only reader
+            // then) is read by the reciprocal now: the reciprocal goes there too.
+            if (!analyze(q, t)) q = with_reader_placement(std::move(q), new_stage, st->name, t);
+          }
           out.push_back({AgentLayer::compute, what, std::move(q), kind_of(r)});
         } catch (const std::exception&) {
         }

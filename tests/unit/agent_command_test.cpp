@@ -62,13 +62,16 @@ int64_t latest_run() {
   return j.is_array() && !j.empty() ? j.back()["run"].get<int64_t>() : 0;
 }
 
-const char* kTasks = "{softmax_attn_4x64x64,layernorm_64x128,frame_log_energy_16k_98x400}";
-
+// Tasks whose default schedule leaves the search a gain within 8 measurements: a reduction along the
+// contiguous axis in one vector accumulator (more accumulators hide the adds' latency), a channel
+// reduction read with a stride (the channel loop moved outside the pixels reads them contiguously),
+// and a row normalization followed by a matrix product.
 TEST(AgentCommand, FindsSignificantlyFasterCorrectProgramsAndEvalRescoresThem) {
   Dir d("find");
   std::string out = (d.path / "tuned").string();
   // (--tasks takes one glob: the three tasks are run one after the other, into one directory.)
-  for (const char* task : {"softmax_attn_4x64x64", "layernorm_64x128", "frame_log_energy_16k_98x400"}) {
+  for (const char* task :
+       {"frame_log_energy_16k_98x400", "channel_mean_max_nchw_cbam_r50_s3_1024x14x14", "cosine_similarity_matrix_face_4x1000x128"}) {
     auto j = nlohmann::json::parse(run(std::string("agent --tasks ") + task + " --budget 8 --json --out " + out + " --db " + db()),
                                    nullptr, false);
     ASSERT_TRUE(j.is_object()) << task << ": not JSON";
@@ -85,7 +88,6 @@ TEST(AgentCommand, FindsSignificantlyFasterCorrectProgramsAndEvalRescoresThem) {
   EXPECT_EQ(e["samples"], 3);
   EXPECT_DOUBLE_EQ(e["correct_at_1"].get<double>(), 1.0);
   EXPECT_GT(e["geomean_speedup"].get<double>(), 1.1) << e.dump();
-  (void)kTasks;
 }
 
 TEST(AgentCommand, AKilledRunResumesWithoutMeasuringItsStoredStepsAgain) {

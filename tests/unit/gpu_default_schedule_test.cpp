@@ -99,7 +99,7 @@ TEST(GpuDefaultSchedule, ReductionsInsideExpressionsAreHoistedIntoTheRowGroup) {
   std::string s = default_schedule_text(*p, t);
   EXPECT_TRUE(has(s, "Mu: hoist_reduction -> Mu_sum") && has(s, "Var: hoist_reduction -> Var_sum")) << s;
   EXPECT_TRUE(has(s, "Mu_sum: split d 32 -> d_o d_t; reorder d_t d_o; bind d_t thread.x")) << s;
-  EXPECT_TRUE(has(s, "Mu_sum: compute_at Y t_t") && has(s, "Mu: compute_at Y t_t")) << s;
+  EXPECT_TRUE(has(s, "Mu_sum: compute_at Y t_t") && has(s, "Mu: hoist_reduction -> Mu_sum; compute_at Y t_t")) << s;
   codegen::GpuProgram g = program_for(*p, t);
   ASSERT_EQ(g.contract.launches.size(), 1u) << s;
   EXPECT_EQ(g.contract.launches[0].block[0], 32u);  // a warp per row of 128, 8 rows per block

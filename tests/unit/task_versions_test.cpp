@@ -87,7 +87,7 @@ TEST(TaskVersionsStore, AVersion7StoreIsUpgradedWithEveryRowKept) {
     const char* sql =
         "ALTER TABLE attempts DROP COLUMN suite_version; ALTER TABLE attempts DROP COLUMN task_hash; "
         "ALTER TABLE attempts DROP COLUMN build_hash; ALTER TABLE attempts DROP COLUMN board; "
-        "ALTER TABLE attempts DROP COLUMN notes; ALTER TABLE peaks DROP COLUMN figures; "
+        "ALTER TABLE attempts DROP COLUMN notes; ALTER TABLE attempts DROP COLUMN floor_ms; ALTER TABLE peaks DROP COLUMN figures; "
         "ALTER TABLE agent_steps DROP COLUMN task_hash; PRAGMA user_version=7;";
     char* err = nullptr;
     ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
