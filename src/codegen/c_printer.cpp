@@ -163,7 +163,10 @@ class CPrinter {
       std::string body;
       stmt(nests[i], 1, body);
       bool restricted = d_.restrict_when_reading_written || !reads_what_it_writes(nests[i], param_buffers);
-      kernels += fmt::format("\n{} void {}({}) {{\n", d_.kernel_prefix, l.kernel, param_list(restricted));
+      std::string promise = d_.block_size_promise.empty()
+                                ? ""
+                                : fmt::format(fmt::runtime(d_.block_size_promise), fmt::arg("n", l.threads_per_block()));
+      kernels += fmt::format("\n{} void {}{}({}) {{\n", d_.kernel_prefix, promise, l.kernel, param_list(restricted));
       kernels += shared_decls_;  // the block's shared arrays, at the kernel's function scope
       kernels += aligned;
       shared_decls_.clear();

@@ -12,6 +12,11 @@ namespace ekb::codegen {
 struct Dialect {
   std::string name;            // "c", "cuda", "opencl"
   std::string kernel_prefix;   // before the kernel's return type
+  // Between a GPU kernel's return type and its name: the block's size {n} promised to the compiler,
+  // which then keeps the registers per thread within what a block of that size may have (without
+  // it, a heavy body can need more registers than the launch allows, and the launch is refused);
+  // "" where the dialect has none.
+  std::string block_size_promise;
   std::string restrict_kw;     // "restrict", "__restrict__"
   // GPU: whether a kernel that reads a buffer it also writes (a recurrence's own tensor, a scratch
   // buffer written and read in one nest) keeps `restrict` on its parameters. NVIDIA's OpenCL

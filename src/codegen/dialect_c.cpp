@@ -53,6 +53,7 @@ const Dialect& cuda_dialect() {
     Dialect x;
     x.name = "cuda";
     x.kernel_prefix = "extern \"C\" __global__";
+    x.block_size_promise = "__launch_bounds__({n}) ";
     x.restrict_kw = "__restrict__";
     x.gpu = true;
     x.device_fn = "static __device__ __forceinline__";

@@ -40,7 +40,8 @@ TEST(CudaCodegen, TwoStagesBecomeTwoLaunchesWithAScratchBuffer) {
   ASSERT_EQ(g.contract.scratch.size(), 1u);
   EXPECT_EQ(g.contract.scratch[0].name, "S");
   EXPECT_EQ(g.contract.scratch[0].bytes, 128u * 4);  // the points of its two blocks of 64 threads
-  EXPECT_NE(g.source.find("extern \"C\" __global__ void ekb_k1(const float* __restrict__ X, float* __restrict__ Y, "
+  // (Each kernel promises its block's size: the compiler keeps its registers within what it allows.)
+  EXPECT_NE(g.source.find("extern \"C\" __global__ void __launch_bounds__(64) ekb_k1(const float* __restrict__ X, float* __restrict__ Y, "
                           "float* __restrict__ S)"),
             std::string::npos)
       << g.source;
@@ -73,7 +74,7 @@ TEST(GpuCodegen, AKernelReadingWhatItWritesHasNoRestrictInOpenCl) {
             std::string::npos)
       << cl.source;
   codegen::GpuProgram cu = cuda_program(*p);
-  EXPECT_NE(cu.source.find("void ekb_k0(const float* __restrict__ E, float* __restrict__ Y, float* __restrict__ M)"),
+  EXPECT_NE(cu.source.find(" ekb_k0(const float* __restrict__ E, float* __restrict__ Y, float* __restrict__ M)"),
             std::string::npos)
       << cu.source;
 }

@@ -314,7 +314,10 @@ TEST(LlmModes, CompareSetsTheModesSideBySide) {
   EXPECT_GT(j[0]["cost"].get<double>(), 0);
   EXPECT_EQ(j[1]["label"], "LEKA-search");
   EXPECT_EQ(j[1]["requests"], 0);
-  EXPECT_EQ(j[1]["measurements"], 4);
+  // (Every measurement the search made, within its budget: it may stop before, when nothing is left to try.)
+  EXPECT_EQ(j[1]["measurements"], search["tasks"][0]["steps"]) << search.dump();
+  EXPECT_LE(j[1]["measurements"].get<int>(), 4);
+  EXPECT_GE(j[1]["measurements"].get<int>(), 1);
 }
 
 }  // namespace
