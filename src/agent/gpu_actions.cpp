@@ -14,6 +14,7 @@
 #include "agent/action_util.h"
 #include "agent/cpu_actions.h"
 #include "lower/simplify.h"
+#include "schedule/default_common.h"
 #include "schedule/default_gpu_rows.h"
 
 namespace ekb::agent::detail {
@@ -30,15 +31,9 @@ int64_t product(const std::vector<int64_t>& v) {
   return n;
 }
 
-// `vars` fused into one loop (directives appended to `dirs`); its name.
+// `vars` fused into one loop (directives appended to `dirs`); its name. (The default schedule's.)
 std::string fuse_all(const std::vector<std::string>& vars, std::vector<std::string>& dirs) {
-  std::string fused = vars[0];
-  for (size_t i = 1; i < vars.size(); ++i) {
-    std::string next = fused + "_" + vars[i];
-    dirs.push_back(fmt::format("fuse {} {} -> {}", fused, vars[i], next));
-    fused = next;
-  }
-  return fused;
+  return default_schedule::fuse_in_order(vars, dirs);
 }
 
 std::vector<int64_t> thread_counts(const Target& t, int64_t at_most) {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "ir/limits.h"
@@ -161,6 +162,17 @@ std::string fuse_in_order(const std::vector<std::string>& vars, std::vector<std:
     fused = next;
   }
   return fused;
+}
+
+RecurrenceVars recurrence_vars(const LStage& s) {
+  RecurrenceVars r;
+  r.nonlocal = s.scan_nonlocal;
+  for (size_t i = 0; i < s.vars.size(); ++i) {
+    r.extent[s.vars[i]] = s.extents[i];
+    if (s.vars[i] != s.scan_var && std::find(r.nonlocal.begin(), r.nonlocal.end(), s.vars[i]) == r.nonlocal.end())
+      r.local.push_back(s.vars[i]);
+  }
+  return r;
 }
 
 }  // namespace ekb::default_schedule

@@ -55,4 +55,13 @@ void keep_loop_nests_shallow(const Graph& g, std::map<std::string, std::string>&
 // `fuse` directives joining `vars` in order; returns the fused name.
 std::string fuse_in_order(const std::vector<std::string>& vars, std::vector<std::string>& dirs);
 
+// A recurrence's pure variables besides its step, in order: the independent ones (each point its own
+// sequence) and those whose points read each other's earlier steps (the stage's scan_nonlocal), with
+// every variable's extent.
+struct RecurrenceVars {
+  std::vector<std::string> local, nonlocal;
+  std::map<std::string, int64_t> extent;
+};
+RecurrenceVars recurrence_vars(const LStage& s);
+
 }  // namespace ekb::default_schedule

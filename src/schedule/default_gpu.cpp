@@ -102,13 +102,7 @@ std::string point_directives(const LStage& s, int64_t threads, int64_t per_threa
 // (a barrier ends each step).
 std::vector<std::string> recurrence_directives(const LStage& s, const Target& target) {
   const int64_t block = std::min(kPointThreads, target.max_threads_per_block);
-  std::vector<std::string> local, nonlocal = s.scan_nonlocal;
-  std::map<std::string, int64_t> extent;
-  for (size_t i = 0; i < s.vars.size(); ++i) {
-    extent[s.vars[i]] = s.extents[i];
-    if (s.vars[i] != s.scan_var && std::find(nonlocal.begin(), nonlocal.end(), s.vars[i]) == nonlocal.end())
-      local.push_back(s.vars[i]);
-  }
+  auto [local, nonlocal, extent] = recurrence_vars(s);
   std::vector<std::string> dirs, order = local;
   order.push_back(s.scan_var);
   order.insert(order.end(), nonlocal.begin(), nonlocal.end());

@@ -2,7 +2,7 @@
 void ekb_kernel(const float* restrict X, float* restrict Y, int32_t num_threads) {
   (void)num_threads;
   /* stage Y */
-  #pragma omp parallel for num_threads(num_threads) schedule(static)
+  #pragma omp parallel for num_threads(num_threads) schedule(static) firstprivate(X, Y)
   for (int64_t v_Y_r = 0; v_Y_r < 10; ++v_Y_r) {
     Y[v_Y_r] = 0.0f;
     for (int64_t v_Y_c = 0; v_Y_c < 13; ++v_Y_c) {
