@@ -929,7 +929,8 @@ class CPrinter {
         if (is_float(e->type) && op == BinOp::mod) return {per_lane(e), true};
         if (!is_float(e->type) && (op == BinOp::div || op == BinOp::mod)) {
           int64_t c = 0;
-          if (is_const(e->args[1], &c) && c > 0 && ot == e->type) return {vector_divide_by_constant(a, op, c, e->type), true};
+          if (is_signed_const(e->args[1], &c) && (c > 0 || (c < 0 && c != INT64_MIN && is_signed_int(e->type))) && ot == e->type)
+            return {vector_divide_by_constant(a, op, c, e->type), true};
           return {per_lane(e), true};
         }
         return {fmt::format("({} {} {})", a, spelling(op), b), true};
@@ -961,7 +962,14 @@ class CPrinter {
 
   // Floor division (or the matching remainder) of an integer vector `a` by a positive constant, in
   // vector arithmetic: C's division truncates, so a negative `a` is moved down by c - 1 first.
+  // A negative constant (signed types): floor(a / c) = floor(-a / -c), and a % c = a - c * that.
   std::string vector_divide_by_constant(const std::string& a, BinOp op, int64_t c, DType t) {
+    if (c < 0) {
+      std::string V = vec_type(t), x = fmt::format("ekb_d{}", tmp_++);
+      std::string q = vector_divide_by_constant(fmt::format("(-{})", x), BinOp::div, -c, t);
+      std::string r = op == BinOp::div ? q : fmt::format("({} - {} * {}({}))", x, q, H("splat", V), int_literal(c));
+      return fmt::format("({{ {} {} = {}; {}; }})", V, x, a, r);
+    }
     std::string V = vec_type(t), C = fmt::format("{}({})", H("splat", V), int_literal(c)), x = fmt::format("ekb_d{}", tmp_++);
     std::string q = is_signed_int(t)
                         ? fmt::format("(({x} - (({x} < {z}) & {m})) / {c})", fmt::arg("x", x), fmt::arg("z", fmt::format("{}(0)", H("splat", V))),

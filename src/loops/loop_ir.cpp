@@ -83,6 +83,14 @@ bool is_const(const ExprP& e, int64_t* v) {
   return true;
 }
 
+bool is_signed_const(const ExprP& e, int64_t* v) {
+  if (is_const(e, v)) return true;
+  int64_t x = 0;
+  if (!e || e->kind != EK::unary || e->unop != UnOp::neg || !is_const(e->args[0], &x) || x == INT64_MIN) return false;
+  if (v) *v = -x;
+  return true;
+}
+
 ExprP add(ExprP a, ExprP b) {
   int64_t x, y, r;
   if (is_const(a, &x) && is_const(b, &y) && !__builtin_add_overflow(x, y, &r)) return int_imm(r);

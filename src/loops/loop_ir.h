@@ -58,6 +58,8 @@ ExprP lt(ExprP a, ExprP b);
 ExprP land(ExprP a, ExprP b);
 
 bool is_const(const ExprP& e, int64_t* v = nullptr);  // an integer constant (and its value)
+// An integer constant or the negation of one (`-7` as written in a task), and its value.
+bool is_signed_const(const ExprP& e, int64_t* v = nullptr);
 
 enum class LoopKind { serial, parallel, vectorized, unrolled, gpu_block, gpu_thread };
 const char* loop_kind_name(LoopKind k);

@@ -103,7 +103,15 @@ bool reads_through_nonlinear_index(const lir::ExprP& e) {
 
 }  // namespace
 
-Inlining decide_inlining(const Graph& g, Plan& plan, bool keep_reread_nonlinear) {
+namespace {
+int64_t points(const LStage& s) {
+  int64_t n = 1;
+  for (int64_t e : s.extents) n *= e;
+  return n;
+}
+}  // namespace
+
+Inlining decide_inlining(const Graph& g, Plan& plan, bool cpu) {
   Inlining r{{}, g};
   std::set<std::string> costly_inlined;
   for (const auto& s : g.stages) {
@@ -128,8 +136,19 @@ Inlining decide_inlining(const Graph& g, Plan& plan, bool keep_reread_nonlinear)
     // (On a CPU, a stage read at every point of a reduction through indices that are not sums of
     // variables — a border replicated by clamping — is computed once: inlined, every term of the
     // reduction would gather lane by lane what its own loops read in a contiguous run.)
-    if (keep_reread_nonlinear && reread && reads_through_nonlinear_index(s.value)) cheap = false;
-    if (!reduces && (reread ? cheap : (sites <= 1 || !costly)) && inline_within_limits(r.sim, s.name)) {
+    if (cpu && reread && reads_through_nonlinear_index(s.value)) cheap = false;
+    // (On a CPU, a costly stage whose readers have more points than it has — a table read through
+    // the data, `Lut[X[h, w]]`, or a window read by every frame, `Win[n]` in `Y[f, n]` — is computed
+    // once per its own point: inlined, its math functions ran once per reader's point, a gamma
+    // table's pow 921,600 times instead of 256, and plain loops were 7x faster.)
+    bool recomputed = false;
+    if (cpu && costly)
+      for (const auto& c : consumers) recomputed = recomputed || points(g.stages[g.find(c)]) > points(s);
+    // (On a CPU, a stage that reads through a clamped index keeps its loops whoever reads it: its
+    // readers then read it along their lanes, where inlined every read would gather through the
+    // clamp lane by lane — a 3x3 median over a replicated border was 5x slower than plain loops.)
+    bool gathers = cpu && reads_through_nonlinear_index(s.value);
+    if (!reduces && !gathers && (reread ? cheap : (!costly || (sites <= 1 && !recomputed))) && inline_within_limits(r.sim, s.name)) {
       r.inlined.insert(s.name);
       if (costly) costly_inlined.insert(s.name);
       plan.memory(s.name, "inline");

@@ -35,14 +35,15 @@ struct Plan {
 // Which intermediate stages are inlined into their readers (the same rule on every backend):
 // stages without a reduction, unless read at every point of a reduction while guarded or costly
 // (a padded input), or costly and read at several places, or a reader would grow past the limits
-// of ir/limits.h. `sim` is left as the graph with those stages inlined. `keep_reread_nonlinear`
-// (cpu): a stage read at every point of a reduction through indices that are not sums of variables
-// (a clamped border) keeps loops of its own too.
+// of ir/limits.h. `sim` is left as the graph with those stages inlined. `cpu`: two more stages keep
+// loops of their own, one read at every point of a reduction through indices that are not sums of
+// variables (a clamped border), and a costly one whose readers have more points than it has (a
+// lookup table, a window read by every frame).
 struct Inlining {
   std::set<std::string> inlined;
   Graph sim;
 };
-Inlining decide_inlining(const Graph& g, Plan& plan, bool keep_reread_nonlinear = false);
+Inlining decide_inlining(const Graph& g, Plan& plan, bool cpu = false);
 // Inlines `name` into its readers in `sim` when every reader stays within the limits of lowered
 // expressions (ir/limits.h); otherwise `sim` is unchanged (false) and the stage keeps loops of its own.
 bool inline_within_limits(Graph& sim, const std::string& name);

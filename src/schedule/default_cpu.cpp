@@ -100,31 +100,16 @@ std::vector<std::string> recurrence_directives(const Graph& g, const LStage& s, 
 // lanes), a scattered write more again; an integer division by something other than a positive
 // constant runs lane by lane.
 constexpr double kGatherCost = 1.5, kScatterCost = 2.0;
-constexpr int64_t kInterleavedStride = 4;
 
 double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v, int lanes, bool write) {
   double cost = 0;
-  bool irregular = false;
   for (const auto& a : stage_reads(s)) {
     auto st = read_stride(g, a.load, v);
-    bool gathered = !st || (*st != 0 && std::llabs(*st) != 1);
-    irregular = irregular || gathered;
-    cost += a.repeat * (gathered ? kGatherCost * lanes : *st == 0 ? 0.0 : 1.0);
+    cost += a.repeat * (!st ? kGatherCost * lanes : *st == 0 ? 0.0 : std::llabs(*st) == 1 ? 1.0 : kGatherCost * lanes);
   }
-  if (write) {
-    int64_t ws = write_stride(s, v);
-    irregular = irregular || (ws != 1 && std::llabs(ws) <= kInterleavedStride);
-    cost += ws == 1 ? 1.0 : kScatterCost * lanes;
-  }
-  // The arithmetic: once per vector in lanes, as in scalar_memory_cost once per point; but lanes
-  // that gather a read, or scatter the write with a small stride, win nothing on it: a small
-  // stride is what the compiler vectorizes itself in the plain loops' order, as interleaved loads
-  // and stores (an RGB blend's stride of 3, a pooling window's 2), and a large one reads a cache
-  // line per lane where the plain order reads them one after another (measured: such lanes made
-  // the baseline 1.5x to 5.5x slower than plain loops). (Contiguous reads with a scattered write,
-  // a transpose's, keep the credit: the plain order would read with the large stride instead.)
-  double ops = weighted_ops_per_point(s) * (irregular ? lanes : 1);
-  return cost + varying_integer_divisions(s, v) * lanes + ops + scalar_only_calls(s) * 10.0 * lanes;
+  if (write) cost += write_stride(s, v) == 1 ? 1.0 : kScatterCost * lanes;
+  // (The arithmetic: once per vector in lanes, as in scalar_memory_cost once per point.)
+  return cost + varying_integer_divisions(s, v) * lanes + weighted_ops_per_point(s) + scalar_only_calls(s) * 10.0 * lanes;
 }
 
 // The same points computed one by one: every read and the write once per point.

@@ -148,7 +148,7 @@ int varying_integer_divisions(const lower::LStage& s, const std::string& v) {
     if (e->kind == EK::load) return;  // (index arithmetic is the address's)
     if (e->kind == EK::binary && !is_float(e->type) && (e->binop == BinOp::div || e->binop == BinOp::mod) && varies(e)) {
       int64_t c = 0;
-      if (!(lir::is_const(e->args[1], &c) && c > 0)) ++n;
+      if (!(lir::is_signed_const(e->args[1], &c) && (c > 0 || (c < 0 && is_signed_int(e->type))))) ++n;
     }
     for (const auto& a : e->args) walk(a);
   };

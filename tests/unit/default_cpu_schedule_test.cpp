@@ -211,9 +211,10 @@ TEST(DefaultCpuSchedule, BooleanMasksAreStoredAndLoadedAsVectorsOfBytes) {
 }
 
 TEST(DefaultCpuSchedule, AnIntegerDivisionByAConstantStaysInVectorArithmetic) {
-  // Floor division and remainder of negative and positive values by 9, in lanes.
+  // Floor division and remainder of negative and positive values by 9 and by -7, in lanes.
   auto p = program(kernel("N = 1000", "  in A : i32[N] ~ int(-5000, 5000)\n  out Q : i32[N]\n  out R : i32[N]\n"
-                                       "  Q[i] = A[i] / 9\n  R[i] = A[i] % 9\n"));
+                                       "  out Qn : i32[N]\n  out Rn : i32[N]\n"
+                                       "  Q[i] = A[i] / 9\n  R[i] = A[i] % 9\n  Qn[i] = A[i] / -7\n  Rn[i] = A[i] % -7\n"));
   Target t = default_target(Backend::cpu);
   if (t.lanes(DType::f32) < 2) GTEST_SKIP() << "this CPU has no vector unit";
   std::string c = codegen::print_c(lower_with(*p, t, choose_schedule(*p, t, "default")), codegen::c_dialect());
