@@ -126,6 +126,25 @@ std::string c_prelude_alloc() {
 
 namespace {
 
+// The element-wise forms clang has builtins for (since the version named), each with a loop over
+// libm's scalar function elsewhere, in the template's notation (@V the vector type, @S its suffix,
+// @W its lanes).
+std::string lane_forms() {
+  struct Form {
+    const char *name, *builtin, *libm;
+    int clang;
+  };
+  static const Form forms[] = {{"rint", "roundeven", "rintf", 17}, {"floor", "floor", "floorf", 17}, {"ceil", "ceil", "ceilf", 17},
+                               {"trunc", "trunc", "truncf", 17},   {"sqrt", "sqrt", "sqrtf", 18}};
+  std::string out;
+  for (const Form& f : forms)
+    out += fmt::format(
+        "static inline @V ekb_{0}_@S(@V x) {{\n  #if defined(__clang__) && __clang_major__ >= {3}\n  return __builtin_elementwise_{1}(x);\n"
+        "  #else\n  @V r; for (int i = 0; i < @W; ++i) r[i] = {2}(x[i]); return r;\n  #endif\n}}\n",
+        f.name, f.builtin, f.libm, f.clang);
+  return out;
+}
+
 std::string vector_math_f32(int w) {
   std::string V = vec_name({"float", w}), I = vec_name({"int32_t", w}), S = V.substr(4);
   // Each function is written once with the vector type names substituted.
@@ -170,42 +189,7 @@ static inline @V ekb_log1p_@S(@V x) {
 static inline @V ekb_exp2_@S(@V x) { return ekb_exp_@S(x * 0.693147180559945309f); }
 static inline @V ekb_log2_@S(@V x) { return ekb_log_@S(x) * 1.442695040888963407f; }
 static inline @V ekb_log10_@S(@V x) { return ekb_log_@S(x) * 0.434294481903251828f; }
-static inline @V ekb_rint_@S(@V x) {
-  #if defined(__clang__) && __clang_major__ >= 17
-  return __builtin_elementwise_roundeven(x);
-  #else
-  @V r; for (int i = 0; i < @W; ++i) r[i] = rintf(x[i]); return r;
-  #endif
-}
-static inline @V ekb_floor_@S(@V x) {
-  #if defined(__clang__) && __clang_major__ >= 17
-  return __builtin_elementwise_floor(x);
-  #else
-  @V r; for (int i = 0; i < @W; ++i) r[i] = floorf(x[i]); return r;
-  #endif
-}
-static inline @V ekb_ceil_@S(@V x) {
-  #if defined(__clang__) && __clang_major__ >= 17
-  return __builtin_elementwise_ceil(x);
-  #else
-  @V r; for (int i = 0; i < @W; ++i) r[i] = ceilf(x[i]); return r;
-  #endif
-}
-static inline @V ekb_trunc_@S(@V x) {
-  #if defined(__clang__) && __clang_major__ >= 17
-  return __builtin_elementwise_trunc(x);
-  #else
-  @V r; for (int i = 0; i < @W; ++i) r[i] = truncf(x[i]); return r;
-  #endif
-}
-static inline @V ekb_sqrt_@S(@V x) {
-  #if defined(__clang__) && __clang_major__ >= 18
-  return __builtin_elementwise_sqrt(x);
-  #else
-  @V r; for (int i = 0; i < @W; ++i) r[i] = sqrtf(x[i]); return r;
-  #endif
-}
-static inline @V ekb_tanh_@S(@V x) {
+)" + lane_forms() + R"(static inline @V ekb_tanh_@S(@V x) {
   @V a = ekb_max_@S(x, -x);
   @V big = 1.0f - 2.0f / (ekb_exp_@S(2.0f * ekb_min_@S(a, ekb_splat_@S(44.0f))) + 1.0f);
   big = ekb_blend_@S(x < 0.0f, -big, big);
