@@ -47,6 +47,7 @@ struct VecCtx {
   std::set<std::string> varying_lets;  // let names whose value varies
   std::map<std::string, ExprP> let_defs;  // every enclosing let (for offset analysis)
   std::set<std::string> temps;         // scalar temporaries declared inside the loop (vectors)
+  bool aligned = false;                // its first value is a constant multiple of the width
 };
 
 // A buffer parameter of a GPU kernel: `__global const float* restrict X` (OpenCL), `const float*
@@ -871,6 +872,8 @@ class CPrinter {
     ctx.var = s->var;
     ctx.width = static_cast<int>(w);
     ctx.base = var_name(s->var) + "_base";
+    int64_t first = 0;
+    ctx.aligned = lir::is_const(s->min, &first) && first % w == 0;
     out += fmt::format("{}{{ /* vectorized: {} lanes of {} */\n", pad(ind), w, s->var);
     out += fmt::format("{}const int64_t {} = {};\n", pad(ind + 1), ctx.base, scalar(s->min));
     auto lo = lower::numeric_range(s->min, ranges_);
@@ -1022,6 +1025,11 @@ class CPrinter {
       case Fn::abs:
         if (!repeatable({&a[0]})) return fmt::format("{}({})", H("abs", V), a[0]);
         return fmt::format("{}({}, -{})", H("max", V), a[0], a[0]);
+      case Fn::sign: {  // (as the scalar form: 1, -1, or the value itself — a zero, a NaN)
+        std::string x = fmt::format("ekb_t{}", tmp_++), S = V.substr(4);
+        return fmt::format("({{ {V} {x} = {a}; ekb_blend_{S}({x} > 0, ekb_splat_{S}(1), ekb_blend_{S}({x} < 0, ekb_splat_{S}(-1), {x})); }})",
+                           fmt::arg("V", V), fmt::arg("x", x), fmt::arg("a", a[0]), fmt::arg("S", S));
+      }
       default: break;
     }
     if (lane_of(t) == "float") {
@@ -1102,10 +1110,44 @@ class CPrinter {
     return s;
   }
 
+  // Is `e` a multiple of the lanes' width whatever its variables (constants and variables times
+  // constants that are, and their sums)?
+  bool multiple_of_width(const ExprP& e) const {
+    int64_t c = 0;
+    if (lir::is_const(e, &c)) return c % vec_->width == 0;
+    if (e->kind != EK::binary) return false;
+    if (e->binop == BinOp::add || e->binop == BinOp::sub) return multiple_of_width(e->args[0]) && multiple_of_width(e->args[1]);
+    if (e->binop == BinOp::mul)
+      return (lir::is_const(e->args[0], &c) && c % vec_->width == 0) || (lir::is_const(e->args[1], &c) && c % vec_->width == 0);
+    return false;
+  }
+  // Index arithmetic with the lanes' floor divisions made uniform where they are: with the lanes
+  // starting at a multiple of the width W, `(X + v) / c` for X and c multiples of W is X / c in
+  // every lane, and `(X + v) % c` is X % c + v (a group's scale read `Scale[n, k / 128]` along
+  // lanes of k is one value, not a gather of sixteen equal ones).
+  ExprP lane_uniform_divisions(const ExprP& e) const {
+    if (!vec_->aligned) return e;
+    int64_t c = 0;
+    if (e->kind == EK::binary && (e->binop == BinOp::div || e->binop == BinOp::mod) && !is_float(e->type) &&
+        lir::is_const(e->args[1], &c) && c > 0 && c % vec_->width == 0) {
+      const ExprP& num = e->args[0];
+      if (num->kind == EK::binary && num->binop == BinOp::add)
+        for (int side = 0; side < 2; ++side) {
+          const ExprP &v = num->args[side], &x = num->args[1 - side];
+          if (v->kind == EK::var && v->name == vec_->var && !uses_var(x, vec_->var) && multiple_of_width(x))
+            return e->binop == BinOp::div ? lir::floordiv(x, e->args[1]) : lir::add(lir::floormod(x, e->args[1]), v);
+        }
+    }
+    if (e->args.empty()) return e;
+    auto r = std::make_shared<lir::Expr>(*e);
+    for (auto& a : r->args) a = lane_uniform_divisions(a);
+    return r;
+  }
+
   std::string vector_load(const ExprP& e) {
     const BufInfo& b = buf(e->name);
     if (b.vector_temp) return b.cname;
-    ExprP off = expand_lets(offset_expr(b, e->args));
+    ExprP off = lane_uniform_divisions(expand_lets(offset_expr(b, e->args)));
     auto solved = lower::solve_for(off, vec_->var);
     bool base_uniform = solved && !uses_var(solved->second, vec_->var);
     if (e->type == DType::boolean) {  // 0/1 in memory, 0/-1 as a mask
@@ -1124,6 +1166,16 @@ class CPrinter {
     if (base_uniform && all_lanes && solved->first == 1 && plain_lane(b.type)) {
       std::string base = scalar(min_vars_to_names(solved->second));
       return fmt::format("{}(&{}[{} + {}])", H("load", V), b.cname, base, vec_->base);
+    }
+    if (base_uniform && all_lanes && solved->first == 0 && plain_lane(b.type))  // (one element for every lane)
+      return fmt::format("{}({}[{}])", H("splat", V), b.cname, scalar(min_vars_to_names(solved->second)));
+    // (A contiguous read under a lane mask that may fault — a shifted read guarded at the border, as
+    // `select(t - k >= 0, X[t - k], 0)` — is read whole where every lane is on, which is every vector
+    // but the border's; lane by lane, a causal FIR was 6x slower than plain loops.)
+    if (base_uniform && solved->first == 1 && plain_lane(b.type)) {
+      std::string base = scalar(min_vars_to_names(solved->second));
+      return fmt::format("(ekb_all_{}({}) ? {}(&{}[{} + {}]) : {})", vec_type_of_lane("int32_t").substr(4), mask_, H("load", V), b.cname, base,
+                         vec_->base, per_lane(e));
     }
     return per_lane(e);
   }

@@ -4,6 +4,7 @@
 
 #include "lower/passes.h"
 #include "lower/realize.h"
+#include "lower/register_accumulators.h"
 #include "lower/vector_reductions.h"
 #include "schedule/apply.h"
 #include "schedule/check_sections.h"
@@ -33,8 +34,13 @@ LoweredKernel lower_kernel(const Program& p, const Target& target, const Section
   // 4b. cpu: reductions in scalar accumulators whose innermost loop reads contiguously accumulate in
   //     vector partial sums (any program; vector_reductions.h).
   body = vectorize_scalar_reductions(body, target);
-  // 5. Vectorized loops with guarded tails split into full vectors and a serial remainder.
-  body = partition_vector_loops(body);
+  // 4c. cpu: reductions accumulating in their output's memory accumulate in a local (register_accumulators.h).
+  if (!target.gpu()) body = accumulate_in_registers(body);
+  // 5. Vectorized loops with guarded tails split into full vectors and a serial remainder (after the
+  //    loops of one iteration are gone: a region computed inside one, `co_o * 16 + 16` points for
+  //    co_o in [0, 1), is a constant 16 only then, and a vector loop of unknown extent runs serially —
+  //    every register tile computed at its reader's loop lost its lanes).
+  body = partition_vector_loops(simplify_stmt(remove_trivial_loops(body)));
   // 5b. Conditions the loops do not change tested above them (cpu), full tiles without branches
   //     (after the loops of one iteration are gone: a condition on one of them is on its value).
   if (!target.gpu()) body = unswitch_loops(simplify_stmt(remove_trivial_loops(body)));

@@ -12,10 +12,12 @@ void ekb_kernel(const float* restrict A, const float* restrict B, float* restric
     /* stage Y */
     for (int64_t v_Y_m = 0; v_Y_m < 5; ++v_Y_m) {
       for (int64_t v_Y_n = 0; v_Y_n < 7; ++v_Y_n) {
-        Y[v_Y_m * 7 + v_Y_n] = 0.0f;
+        float b_racc0;
+        b_racc0 = 0.0f;
         for (int64_t v_Y_k = 0; v_Y_k < 6; ++v_Y_k) {
-          Y[v_Y_m * 7 + v_Y_n] = (Y[v_Y_m * 7 + v_Y_n] + (A[v_Y_m * 6 + v_Y_k] * b_Bc[v_Y_k * 7 + v_Y_n]));
+          b_racc0 = (b_racc0 + (A[v_Y_m * 6 + v_Y_k] * b_Bc[v_Y_k * 7 + v_Y_n]));
         }
+        Y[v_Y_m * 7 + v_Y_n] = b_racc0;
       }
     }
     free(b_Bc);

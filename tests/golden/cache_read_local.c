@@ -11,10 +11,12 @@ void ekb_kernel(const float* restrict A, const float* restrict B, float* restric
         b_A_local[(v_Y_m - A_local_min0) * 6 + v_A_local_ax1] = A[v_Y_m * 6 + v_A_local_ax1];
       }
       for (int64_t v_Y_n = 0; v_Y_n < 7; ++v_Y_n) {
-        Y[v_Y_m * 7 + v_Y_n] = 0.0f;
+        float b_racc0;
+        b_racc0 = 0.0f;
         for (int64_t v_Y_k = 0; v_Y_k < 6; ++v_Y_k) {
-          Y[v_Y_m * 7 + v_Y_n] = (Y[v_Y_m * 7 + v_Y_n] + (b_A_local[(v_Y_m - A_local_min0) * 6 + v_Y_k] * B[v_Y_k * 7 + v_Y_n]));
+          b_racc0 = (b_racc0 + (b_A_local[(v_Y_m - A_local_min0) * 6 + v_Y_k] * B[v_Y_k * 7 + v_Y_n]));
         }
+        Y[v_Y_m * 7 + v_Y_n] = b_racc0;
       }
     }
   }

@@ -17,24 +17,26 @@ void ekb_kernel(const float* restrict X, const float* restrict F, float* restric
       }
       for (int64_t v_Y_ii = 0; v_Y_ii < (4 < ((v_Y_io * -4) + 10) ? 4 : ((v_Y_io * -4) + 10)); ++v_Y_ii) {
         for (int64_t v_Y_j = 0; v_Y_j < 13; ++v_Y_j) {
+          float b_racc0;
           {
             const int64_t v_Y_i = ((v_Y_io * 4) + v_Y_ii);
-            Y[((v_Y_io * 4) + v_Y_ii) * 13 + v_Y_j] = 0.0f;
+            b_racc0 = 0.0f;
           }
           for (int64_t v_Y_di = 0; v_Y_di < 3; ++v_Y_di) {
             {
               const int64_t v_Y_i = ((v_Y_io * 4) + v_Y_ii);
-              Y[((v_Y_io * 4) + v_Y_ii) * 13 + v_Y_j] = (Y[((v_Y_io * 4) + v_Y_ii) * 13 + v_Y_j] + (b_P[((v_Y_i + v_Y_di) - P_min0) * 15 + v_Y_j] * F[v_Y_di * 3 + 0]));
+              b_racc0 = (b_racc0 + (b_P[((v_Y_i + v_Y_di) - P_min0) * 15 + v_Y_j] * F[v_Y_di * 3 + 0]));
             }
             {
               const int64_t v_Y_i = ((v_Y_io * 4) + v_Y_ii);
-              Y[((v_Y_io * 4) + v_Y_ii) * 13 + v_Y_j] = (Y[((v_Y_io * 4) + v_Y_ii) * 13 + v_Y_j] + (b_P[((v_Y_i + v_Y_di) - P_min0) * 15 + (v_Y_j + 1)] * F[v_Y_di * 3 + 1]));
+              b_racc0 = (b_racc0 + (b_P[((v_Y_i + v_Y_di) - P_min0) * 15 + (v_Y_j + 1)] * F[v_Y_di * 3 + 1]));
             }
             {
               const int64_t v_Y_i = ((v_Y_io * 4) + v_Y_ii);
-              Y[((v_Y_io * 4) + v_Y_ii) * 13 + v_Y_j] = (Y[((v_Y_io * 4) + v_Y_ii) * 13 + v_Y_j] + (b_P[((v_Y_i + v_Y_di) - P_min0) * 15 + (v_Y_j + 2)] * F[v_Y_di * 3 + 2]));
+              b_racc0 = (b_racc0 + (b_P[((v_Y_i + v_Y_di) - P_min0) * 15 + (v_Y_j + 2)] * F[v_Y_di * 3 + 2]));
             }
           }
+          Y[((v_Y_io * 4) + v_Y_ii) * 13 + v_Y_j] = b_racc0;
         }
       }
     }

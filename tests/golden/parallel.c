@@ -4,10 +4,12 @@ void ekb_kernel(const float* restrict X, float* restrict Y, int32_t num_threads)
   /* stage Y */
   #pragma omp parallel for num_threads(num_threads) schedule(static) firstprivate(X, Y)
   for (int64_t v_Y_r = 0; v_Y_r < 10; ++v_Y_r) {
-    Y[v_Y_r] = 0.0f;
+    float b_racc0;
+    b_racc0 = 0.0f;
     for (int64_t v_Y_c = 0; v_Y_c < 13; ++v_Y_c) {
-      Y[v_Y_r] = (Y[v_Y_r] + (X[v_Y_r * 13 + v_Y_c] * X[v_Y_r * 13 + v_Y_c]));
+      b_racc0 = (b_racc0 + (X[v_Y_r * 13 + v_Y_c] * X[v_Y_r * 13 + v_Y_c]));
     }
+    Y[v_Y_r] = b_racc0;
   }
 }
 

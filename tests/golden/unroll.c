@@ -3,10 +3,12 @@ void ekb_kernel(const float* restrict X, const float* restrict Wt, float* restri
   (void)num_threads;
   /* stage Y */
   for (int64_t v_Y_j = 0; v_Y_j < 13; ++v_Y_j) {
-    Y[v_Y_j] = 0.0f;
-    Y[v_Y_j] = (Y[v_Y_j] + (X[v_Y_j] * Wt[0]));
-    Y[v_Y_j] = (Y[v_Y_j] + (X[(v_Y_j + 1)] * Wt[1]));
-    Y[v_Y_j] = (Y[v_Y_j] + (X[(v_Y_j + 2)] * Wt[2]));
+    float b_racc0;
+    b_racc0 = 0.0f;
+    b_racc0 = (b_racc0 + (X[v_Y_j] * Wt[0]));
+    b_racc0 = (b_racc0 + (X[(v_Y_j + 1)] * Wt[1]));
+    b_racc0 = (b_racc0 + (X[(v_Y_j + 2)] * Wt[2]));
+    Y[v_Y_j] = b_racc0;
   }
 }
 
