@@ -129,10 +129,23 @@ Inlining decide_inlining(const Graph& g, Plan& plan, bool cpu) {
       const LStage& cs = g.stages[g.find(c)];
       reread = reread || (cs.has_reduction() && lower::reads(cs.value, s.name)) || read_in_reduction(cs.value, s.name, false);
     }
-    // A stage is as costly as what is inlined into it.
-    bool costly = has_costly_call(s.value);
+    // A stage is as costly, and as guarded, as what is inlined into it (its value in the simulation).
+    const lir::ExprP& now = r.sim.stages[r.sim.find(s.name)].value;
+    bool costly = has_costly_call(now);
     for (const auto& c : costly_inlined) costly = costly || lower::reads(s.value, c);
-    bool cheap = !costly && !has_select(s.value);
+    // (A product of guarded shifted reads, `Dv * Dv` with Dv's four borders inlined, is no cheaper to
+    // recompute at every point of a window than Dv itself: judged by its own text, it was inlined into
+    // a 30-point moving sum, and plain loops were 5x faster.)
+    bool cheap = !costly && !has_select(now);
+    // (Recomputed at every point of the window, a stage of more than two reads is a stencil of its
+    // own: a structure tensor's Dx * Dx, twelve reads, inlined into a 3x3 sum made Harris 2.3x slower
+    // than plain loops.)
+    std::function<int(const lir::ExprP&)> loads = [&](const lir::ExprP& e) {
+      int n = e->kind == lir::EK::load ? 1 : 0;
+      for (const auto& a : e->args) n += loads(a);
+      return n;
+    };
+    if (reread && loads(now) > 2) cheap = false;
     // (On a CPU, a stage read at every point of a reduction through indices that are not sums of
     // variables — a border replicated by clamping — is computed once: inlined, every term of the
     // reduction would gather lane by lane what its own loops read in a contiguous run.)

@@ -99,13 +99,36 @@ std::vector<std::string> recurrence_directives(const Graph& g, const LStage& s, 
 // A gathered read costs more than its lanes' scalar loads (each lane's address, then packing the
 // lanes), a scattered write more again; an integer division by something other than a positive
 // constant runs lane by lane.
-constexpr double kGatherCost = 1.5, kScatterCost = 2.0;
+// A read with a short constant stride (2 to 4: interleaved channels, a halved image) costs more
+// again in our lanes than in plain loops, where clang's vectorizer reads whole vectors and shuffles
+// them (RGB to I420 along w: 2.5x slower in our lanes).
+constexpr double kGatherCost = 1.5, kScatterCost = 2.0, kInterleavedCost = 3.0;
+
+// The operations a read's address takes beyond sums and constant multiples: clamps, divisions,
+// selects. Scalar code pays them per point, gathering lanes per lane; a contiguous or uniform read
+// once per vector.
+int index_ops(const lir::ExprP& load) {
+  std::function<int(const lir::ExprP&)> count = [&](const lir::ExprP& e) {
+    int n = (e->kind == lir::EK::call || e->kind == lir::EK::select ||
+             (e->kind == lir::EK::binary && (e->binop == BinOp::div || e->binop == BinOp::mod))) ? 1 : 0;
+    for (const auto& a : e->args) n += count(a);
+    return n;
+  };
+  int n = 0;
+  for (const auto& i : load->args) n += count(i);
+  return n;
+}
 
 double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v, int lanes, bool write) {
   double cost = 0;
   for (const auto& a : stage_reads(s)) {
     auto st = read_stride(g, a.load, v);
-    cost += a.repeat * (!st ? kGatherCost * lanes : *st == 0 ? 0.0 : std::llabs(*st) == 1 ? 1.0 : kGatherCost * lanes);
+    // (A gathered read's address is computed lane by lane: a search window's clamped rows and
+    // columns, `Ref[clamp(y + m / 5 - 2, ...), clamp(x + m % 5 - 2, ...)]` in lanes of m, cost 3.6x
+    // the plain loops that read along x.)
+    double gather = (kGatherCost + index_ops(a.load)) * lanes, once = 1.0 + index_ops(a.load);
+    double interleaved = std::llabs(st.value_or(0)) <= 4 ? (kInterleavedCost + index_ops(a.load)) * lanes : gather;
+    cost += a.repeat * (!st ? gather : *st == 0 ? 0.0 : std::llabs(*st) == 1 ? once : interleaved);
   }
   if (write) cost += write_stride(s, v) == 1 ? 1.0 : kScatterCost * lanes;
   // (The arithmetic: once per vector in lanes, as in scalar_memory_cost once per point.)
@@ -117,7 +140,7 @@ double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v,
 // lower/vector_reductions.h.)
 double scalar_memory_cost(const LStage& s, int lanes) {
   double cost = lanes;
-  for (const auto& a : stage_reads(s)) cost += a.repeat * (a.vector_reduced ? 1.0 : lanes);
+  for (const auto& a : stage_reads(s)) cost += a.repeat * (1.0 + index_ops(a.load)) * (a.vector_reduced ? 1.0 : lanes);
   return cost + weighted_ops_per_point(s) * lanes;
 }
 
@@ -179,6 +202,12 @@ struct Rules {
     for (size_t i = s.vars.size(); i-- > keep;) {
       if (s.extents[i] < 4) continue;
       if (s.extents[i] < lanes && (s.extents[i] & (s.extents[i] - 1)) != 0) continue;
+      // (Lanes whose write interleaves with others — x, y, z of a sample side by side, a short
+      // constant stride — are not chosen: plain loops leave clang's vectorizer to read and write such
+      // a layout in whole vectors with shuffles, 3.6x faster than our lanes scattering to every
+      // third float.)
+      int64_t ws = std::llabs(write_stride(s, s.vars[i]));
+      if (ws >= 2 && ws <= 4) continue;
       double c = vector_memory_cost(g, s, s.vars[i], lanes, true);
       if (c < best_cost - 1e-9) best = s.vars[i], best_cost = c;
     }
@@ -341,7 +370,13 @@ void hoist_contractions(Graph& g, const Target& target, Plan& plan) {
     Graph trial = g;
     trial.stages[i] = reader;
     trial.stages.insert(trial.stages.begin() + static_cast<std::ptrdiff_t>(i), *h);
-    if (!find_contraction(trial, trial.stages[i], target)) continue;
+    // (Or a sum read contiguously along its reduction whatever its layout — an int8 layer's weights
+    // stored [N, K]: hoisted, its vector partial sums run along k; left in its reader's expression,
+    // the reader's lanes on n gathered the weights lane by lane, 3x slower than plain loops.)
+    // (A row's statistic, one pure variable, stays in its expression: computed inside its reader's
+    // row loop, its sum already runs in vector partial sums there.)
+    bool contiguous = st.vars.size() >= 2 && reduces_contiguously(trial, trial.stages[i], lanes_for(trial.stages[i], target));
+    if (!find_contraction(trial, trial.stages[i], target) && !contiguous) continue;
     plan.memory(st.name, "hoist_reduction -> " + name);
     g = std::move(trial);
     ++i;  // (the reader moved one place on)

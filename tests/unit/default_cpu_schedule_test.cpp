@@ -64,6 +64,51 @@ TEST(DefaultCpuSchedule, AContiguousReductionAccumulatesVectorPartialSums) {
   runs_correctly(*p);
 }
 
+TEST(DefaultCpuSchedule, AnInterleavedLayoutIsLeftToPlainLoops) {
+  // x, y, z of each sample side by side: lanes on t would write every third float lane by lane.
+  auto p = program(kernel("T = 2000", "  in M : f32[T, 3]\n  in Ws : f32[3, 3]\n  out Y : f32[T, 3]\n"
+                                      "  Y[t, i] = sum(j < 3) Ws[i, j] * M[t, j]\n"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_EQ(s.find("vectorize t"), std::string::npos) << s;
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, ASumReadContiguouslyInItsReadersExpressionIsHoistedIntoVectorPartialSums) {
+  // An int8 layer's weights stored [N, K]: both reads run along k.
+  auto p = program(kernel("M = 4, K = 256, N = 64", "  in A : i8[M, K]\n  in Wq : i8[N, K]\n  in Bias : i32[N] ~ int(-100, 100)\n"
+                                                    "  out Acc : i32[M, N]\n  Acc[m, n] = (sum(k) i32(A[m, k]) * i32(Wq[n, k])) + Bias[n]\n"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_NE(s.find("Acc: hoist_reduction -> Acc_sum"), std::string::npos) << s;
+  EXPECT_NE(s.find("rfactor k_v -> Acc_sum_vp"), std::string::npos) << s;
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, AStencilOfItsOwnIsNotRecomputedAtEveryPointOfAWindow) {
+  // Dx (three reads) squared, summed over a 3-point window: Dx is inlined into its square, the
+  // square (six reads) keeps its loops; a square of one read is inlined into the window.
+  auto p = program(kernel("T = 512", "  in X : f32[T + 4]\n  out A : f32[T]\n  out B : f32[T]\n"
+                                     "  Dx[t < T + 2] = X[t + 2] - 2.0 * X[t + 1] + X[t]\n  Sq[t < T + 2] = Dx[t] * Dx[t]\n"
+                                     "  A[t] = sum(i < 3) Sq[t + i]\n  X2[t < T + 2] = X[t] * X[t]\n  B[t] = sum(i < 3) X2[t + i]\n"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_NE(s.find("Dx: inline"), std::string::npos) << s;
+  EXPECT_EQ(s.find("Sq: inline"), std::string::npos) << s;
+  EXPECT_NE(s.find("X2: inline"), std::string::npos) << s;
+  runs_correctly(*p);
+}
+
+TEST(DefaultCpuSchedule, AGatherThroughClampsAndDivisionsIsLeftToPlainLoops) {
+  // A block matcher's 25 candidates: lanes on m would compute each lane's clamped address alone.
+  auto p = program(kernel("H = 64, W = 64, BS = 16, R = 2", R"(  dim NBY = H / BS, NBX = W / BS, SW = 2 * R + 1, NC = SW * SW
+  in Cur : u8[H, W]
+  in Ref : u8[H, W]
+  out D : i32[NBY, NBX, NC]
+  D[by, bx, m] = sum(y < BS, x < BS) abs(i32(Cur[by * BS + y, bx * BS + x]) - i32(Ref[clamp(by * BS + y + m / SW - R, 0, H - 1), clamp(bx * BS + x + m % SW - R, 0, W - 1)]))
+)"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_EQ(s.find("vectorize m"), std::string::npos) << s;
+  runs_correctly(*p);
+}
+
 TEST(DefaultCpuSchedule, ParallelLoopsOnlyWhereTheWorkPaysForTheRegion) {
   const std::string body = "  in X : f32[R, C]\n  out Y : f32[R, C]\n  Y[r, c] = exp(X[r, c]) * 0.5\n";
   auto small = program(kernel("R = 4, C = 64", body)), big = program(kernel("R = 512, C = 1024", body));
