@@ -690,9 +690,15 @@ class CPrinter {
     std::vector<DeclaredBuffer> chain;
     out += pad(ind) + "{\n";
     StmtP cur = s;
-    for (; cur && cur->kind == SK::allocate && !cur->alloc.extents.empty(); cur = cur->body[0])
+    size_t params = pointer_params_.size();
+    for (; cur && cur->kind == SK::allocate && !cur->alloc.extents.empty(); cur = cur->body[0]) {
       chain.push_back(declare_buffer(cur->alloc, ind + 1, out));
+      // (A heap buffer's pointer is taken firstprivate by a parallel region as the parameters are:
+      // shared by reference, a store through another pointer may change it as far as clang knows.)
+      if (chain.back().heap && !d_.gpu) pointer_params_.push_back(chain.back().cname);
+    }
     stmt(cur, ind + 1, out);
+    pointer_params_.resize(params);
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
       if (it->heap) out += fmt::format("{}free({});\n", pad(ind + 1), it->cname);
       if (it->saved) bufs_[it->name] = *it->saved;
@@ -905,8 +911,10 @@ class CPrinter {
         if (e->name == vec_->var) {
           std::string iota;
           for (int l = 0; l < vec_->width; ++l) iota += (l ? ", " : "") + std::to_string(l);
-          std::string I = vec_type(DType::i64);
-          return {fmt::format("(({}){{{}}} + {})", I, iota, vec_->base), true};
+          // (In 32-bit lanes where the index arithmetic was narrowed: the base converted explicitly.)
+          bool narrow = e->type == DType::i32;
+          std::string I = vec_type(narrow ? DType::i32 : DType::i64);
+          return {fmt::format("(({}){{{}}} + {}{})", I, iota, narrow ? "(int32_t)" : "", vec_->base), true};
         }
         return vexpr(vec_->let_defs.at(e->name));  // a varying let: its definition, inline
       }
@@ -1217,7 +1225,56 @@ class CPrinter {
     for (const auto& a : e->args) collect_unconditional_loads(a, out);
   }
 
-  void vector_store(const StmtP& s, const BufInfo& b, int ind, std::string& out) {
+  // Index arithmetic in 32-bit lanes where every value it takes fits: the loop variables are 64-bit,
+  // and in 64-bit lanes a border's mask took twice the registers and a division by a constant ran
+  // lane by lane (AVX-512 has no 64-bit multiply-high). Narrowed from a boundary inward — a
+  // comparison's operands, a conversion's operand — through sums, products, divisions, min, max and
+  // the lanes' variable, never into a read's indices.
+  bool fits_i32(const ExprP& e) {
+    auto r = lower::numeric_range(expand_lets(e), ranges_);
+    return r && r->lo > INT32_MIN && r->hi < INT32_MAX;
+  }
+  bool narrowable(const ExprP& e) {
+    if (e->type != DType::i64) return false;
+    switch (e->kind) {
+      case EK::int_imm: return e->ival > INT32_MIN && e->ival < INT32_MAX;
+      case EK::var:
+        if (vec_->let_defs.count(e->name) && vec_->varying_lets.count(e->name)) return narrowable(vec_->let_defs.at(e->name));
+        return fits_i32(e);
+      case EK::binary:
+        if (e->binop != BinOp::add && e->binop != BinOp::sub && e->binop != BinOp::mul && e->binop != BinOp::div && e->binop != BinOp::mod)
+          return false;
+        break;
+      case EK::call:
+        if (e->fn != Fn::min && e->fn != Fn::max && e->fn != Fn::abs && e->fn != Fn::clamp) return false;
+        break;
+      default: return false;
+    }
+    for (const auto& a : e->args)
+      if (!narrowable(a)) return false;
+    return fits_i32(e);
+  }
+  ExprP narrowed(const ExprP& e) {
+    if (e->kind == EK::var && vec_->varying_lets.count(e->name) && vec_->let_defs.count(e->name)) return narrowed(vec_->let_defs.at(e->name));
+    auto c = std::make_shared<lir::Expr>(*e);
+    c->type = DType::i32;
+    for (auto& a : c->args) a = narrowed(a);
+    return c;
+  }
+  ExprP narrow_lane_indices(const ExprP& e) {
+    if (e->kind == EK::load || e->args.empty() || !varies(e)) return e;
+    auto c = std::make_shared<lir::Expr>(*e);
+    bool boundary = (e->kind == EK::binary && is_comparison(e->binop)) || e->kind == EK::cast;
+    bool all = boundary;
+    for (const auto& a : e->args) all = all && narrowable(a);
+    for (auto& a : c->args) a = all ? narrowed(a) : narrow_lane_indices(a);
+    return c;
+  }
+
+  void vector_store(const StmtP& st, const BufInfo& b, int ind, std::string& out) {
+    auto narrowed_store = std::make_shared<lir::Stmt>(*st);
+    narrowed_store->value = narrow_lane_indices(st->value);
+    const StmtP s = narrowed_store;
     unconditional_loads_.clear();
     collect_unconditional_loads(s->value, unconditional_loads_);
     struct Clear {

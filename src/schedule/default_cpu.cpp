@@ -119,6 +119,25 @@ int index_ops(const lir::ExprP& load) {
   return n;
 }
 
+// How a read's indices divide the lane variable: not at all, by a multiple of the lanes' width
+// (`k / 128`), or by 2 to 4 (`k / 2`).
+enum class DivAlongLanes { none, uniform, short_step };
+DivAlongLanes lane_division(const lir::ExprP& load, const std::string& v, int lanes) {
+  DivAlongLanes found = DivAlongLanes::none;
+  std::function<void(const lir::ExprP&)> walk = [&](const lir::ExprP& e) {
+    int64_t c = 0;
+    if (e->kind == lir::EK::binary && (e->binop == BinOp::div || e->binop == BinOp::mod) && lir::is_const(e->args[1], &c) &&
+        lower::uses_var(e->args[0], v)) {
+      if (e->binop == BinOp::div && c >= lanes && c % lanes == 0 && found == DivAlongLanes::none) found = DivAlongLanes::uniform;
+      else if (c >= 2 && c <= 4) found = DivAlongLanes::short_step;
+      return;
+    }
+    for (const auto& a : e->args) walk(a);
+  };
+  for (const auto& i : load->args) walk(i);
+  return found;
+}
+
 double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v, int lanes, bool write) {
   double cost = 0;
   for (const auto& a : stage_reads(s)) {
@@ -128,6 +147,23 @@ double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v,
     // the plain loops that read along x.)
     double gather = (kGatherCost + index_ops(a.load)) * lanes, once = 1.0 + index_ops(a.load);
     double interleaved = std::llabs(st.value_or(0)) <= 4 ? (kInterleavedCost + index_ops(a.load)) * lanes : gather;
+    if (!st) {
+      // An index divided along the lanes by a constant: by a multiple of the lanes, one element for
+      // all of them (the printer reads it once: a group's scale `S[n, k / 128]`); by 2 to 4, a
+      // halved or quartered read, which plain loops vectorize as an interleaved one — where the
+      // lanes are bytes (32 or 64 of them gathered one by one: an int4 unpack's `Wp[n, k / 2]`
+      // ran 2.5x slower than plain loops). In float lanes the gather is paid for by the arithmetic
+      // (NV12's chroma read at w / 2: plain loops 4.6x slower than the lanes).
+      DivAlongLanes d = lane_division(a.load, v, lanes);
+      if (d == DivAlongLanes::uniform) {
+        cost += a.repeat * once;
+        continue;
+      }
+      if (d == DivAlongLanes::short_step && lanes >= 32) {
+        cost += a.repeat * (kInterleavedCost + index_ops(a.load)) * lanes;
+        continue;
+      }
+    }
     cost += a.repeat * (!st ? gather : *st == 0 ? 0.0 : std::llabs(*st) == 1 ? once : interleaved);
   }
   if (write) cost += write_stride(s, v) == 1 ? 1.0 : kScatterCost * lanes;
@@ -375,7 +411,11 @@ void hoist_contractions(Graph& g, const Target& target, Plan& plan) {
     // the reader's lanes on n gathered the weights lane by lane, 3x slower than plain loops.)
     // (A row's statistic, one pure variable, stays in its expression: computed inside its reader's
     // row loop, its sum already runs in vector partial sums there.)
-    bool contiguous = st.vars.size() >= 2 && reduces_contiguously(trial, trial.stages[i], lanes_for(trial.stages[i], target));
+    // (Nor a sum whose reduction leaves a tail of its vectors: the partial sums then carry the tail's
+    // guard in every step, and an LSTM's input projections over 200 points ran 1.4x slower hoisted.)
+    const LStage& hs = trial.stages[i];
+    int hl = lanes_for(hs, target);
+    bool contiguous = st.vars.size() >= 2 && reduces_contiguously(trial, hs, hl) && hs.rextents.back() % hl == 0;
     if (!find_contraction(trial, trial.stages[i], target) && !contiguous) continue;
     plan.memory(st.name, "hoist_reduction -> " + name);
     g = std::move(trial);
