@@ -23,6 +23,34 @@ TEST(VectorLanes, AGuardedShiftedReadIsReadWholeWhereEveryLaneIsOn) {
   // (The whole-vector load when all lanes are on, lane by lane only at the border.)
   EXPECT_NE(r.c_source.find("(ekb_all_i32x16("), std::string::npos) << r.c_source;
   EXPECT_NE(r.c_source.find("? ekb_load_f32x16(&X["), std::string::npos) << r.c_source;
+  // (The border's mask in 32-bit lanes: every index fits.)
+  EXPECT_EQ(r.c_source.find("ekb_i64x16"), std::string::npos) << r.c_source;
+}
+
+TEST(VectorLanes, IndexArithmeticThatFitsRunsIn32BitLanes) {
+  // A fractional position's remainder, i * 104 % 100, in lanes of i: a division by a constant that
+  // 64-bit lanes would run lane by lane.
+  auto p = valid(R"(kernel frac
+  dim N = 1000
+  in X : f32[N]
+  out Y : f32[N]
+  Y[i] = f32(i * 104 % 100) * 0.01 * X[i]
+)");
+  ASSERT_TRUE(p);
+  CpuCheck r = check_on_cpu(*p, "schedule cpu\n  Y: vectorize i 16\n");
+  EXPECT_TRUE(r.pass) << r.report;
+  EXPECT_EQ(r.c_source.find("ekb_i64x16"), std::string::npos) << r.c_source;
+  // An index too large for 32 bits stays in 64-bit lanes.
+  auto q = valid(R"(kernel big
+  dim N = 64
+  in X : f32[N]
+  out Y : f32[N]
+  Y[i] = f32(i * 100000000 / 7 % 5) * X[i]
+)");
+  ASSERT_TRUE(q);
+  CpuCheck b = check_on_cpu(*q, "schedule cpu\n  Y: vectorize i 16\n");
+  EXPECT_TRUE(b.pass) << b.report;
+  EXPECT_NE(b.c_source.find("ekb_i64x16"), std::string::npos) << b.c_source;
 }
 
 TEST(VectorLanes, AGroupReadThroughADivisionByAMultipleOfTheWidthIsOneElement) {
