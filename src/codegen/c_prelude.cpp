@@ -250,7 +250,8 @@ std::string c_prelude_vectors(const std::set<VecType>& used) {
         "static inline {n} ekb_min_{s}({n} a, {n} b) {{ return ekb_blend_{s}(a < b, a, b); }}\n"
         "static inline {n} ekb_max_{s}({n} a, {n} b) {{ return ekb_blend_{s}(a > b, a, b); }}\n"
         "static inline {n} ekb_abs_{s}({n} a) {{ return ekb_max_{s}(a, -a); }}\n"
-        "static inline int ekb_all_{s}({n} c) {{ {l} a = ({l})-1; for (int i = 0; i < {w}; ++i) a &= c[i]; return a != 0; }}\n",
+        "static inline int ekb_all_{s}({n} c) {{\n  #if defined(__clang__)\n  return __builtin_reduce_and(c) != 0;\n  #else\n"
+        "  {l} a = ({l})-1; for (int i = 0; i < {w}; ++i) a &= c[i]; return a != 0;\n  #endif\n}}\n",
         fmt::arg("n", n), fmt::arg("s", n.substr(4)), fmt::arg("l", v.lane), fmt::arg("w", v.width), fmt::arg("m", m));
   }
   for (const auto& v : all)

@@ -5,9 +5,16 @@ void ekb_kernel(const float* restrict X, float* restrict Y, int32_t num_threads)
     float* b_Yp = (float*)ekb_alloc((size_t)130 * sizeof(float));
     /* stage Yp */
     for (int64_t v_Yp_r = 0; v_Yp_r < 10; ++v_Yp_r) {
-      #pragma omp parallel for num_threads(num_threads) schedule(static) firstprivate(X, Y, b_Yp)
-      for (int64_t v_Yp_c = 0; v_Yp_c < 13; ++v_Yp_c) {
-        b_Yp[v_Yp_r * 13 + v_Yp_c] = (X[v_Yp_r * 13 + v_Yp_c] * 2.0f);
+      #pragma omp parallel num_threads(num_threads) firstprivate(X, Y, b_Yp)
+      {
+        #if defined(__clang__) && __clang_major__ >= 17
+        __builtin_assume_separate_storage(Y, X); __builtin_assume_separate_storage(Y, b_Yp);
+        __builtin_assume_separate_storage(b_Yp, X);
+        #endif
+        #pragma omp for schedule(static)
+        for (int64_t v_Yp_c = 0; v_Yp_c < 13; ++v_Yp_c) {
+          b_Yp[v_Yp_r * 13 + v_Yp_c] = (X[v_Yp_r * 13 + v_Yp_c] * 2.0f);
+        }
       }
     }
     /* stage Y */
