@@ -166,9 +166,9 @@ memory cpu
     auto b = analyze(x.program, t);
     ASSERT_TRUE(b) << st;
     std::string c = codegen::print_for_backend(b->kernel);
-    size_t omp = c.find("#pragma omp parallel for");
+    size_t omp = c.find("#pragma omp parallel num_threads");
     ASSERT_NE(omp, std::string::npos) << c;
-    EXPECT_EQ(c.find("#pragma omp parallel for", omp + 1), std::string::npos) << c;
+    EXPECT_EQ(c.find("#pragma omp parallel num_threads", omp + 1), std::string::npos) << c;
     EXPECT_NE(c.find("for (int64_t v_C_m_o_t = 0; v_C_m_o_t < 2;", omp), std::string::npos) << c;
   }
   EXPECT_EQ(found, 1);

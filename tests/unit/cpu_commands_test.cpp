@@ -99,7 +99,8 @@ TEST(CpuCommands, CompileEmitsEveryStage) {
   EXPECT_NE(loops.out.find("parallel for C.m"), std::string::npos) << loops.out;
   EXPECT_NE(loops.out.find("vectorized for C.n_v"), std::string::npos) << loops.out;
   Result c = ekb_cmd("compile " + f.string() + " --emit c");
-  EXPECT_NE(c.out.find("#pragma omp parallel for num_threads(num_threads)"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("#pragma omp parallel num_threads(num_threads)"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("#pragma omp for schedule(static)"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("ekb_load_f32x16"), std::string::npos) << c.out;
   Result ll = ekb_cmd("compile " + f.string() + " --emit ll");
 #if EKB_WITH_LLVM

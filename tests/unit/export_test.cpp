@@ -92,7 +92,8 @@ TEST(ExportFiles, CpuHeaderGivesTheEntryPointAndEveryLayout) {
   EXPECT_TRUE(contains(h, "extern \"C\"")) << h;
   // The kernel is the translation unit ekb compiles, with its parallel loop and 8-lane vectors.
   const std::string& c = e.file("scale_rows.c")->text;
-  EXPECT_TRUE(contains(c, "#pragma omp parallel for")) << c;
+  EXPECT_TRUE(contains(c, "#pragma omp parallel num_threads")) << c;
+  EXPECT_TRUE(contains(c, "#pragma omp for")) << c;
   EXPECT_TRUE(contains(c, "ekb_f32x8")) << c;
   const std::string& cm = e.file("CMakeLists.txt")->text;
   EXPECT_TRUE(contains(cm, "find_package(OpenMP COMPONENTS C)")) << cm;

@@ -47,9 +47,9 @@ TEST(Lowering, OnlyTheOutermostParallelLoopForks) {
   // A cache computed inside a parallel loop keeps no parallel loops of its own.
   CpuCheck c = check_on_cpu(*p, "schedule cpu\n  Y: parallel a\n  Yc: parallel a\nmemory cpu\n  Y: cache_write local at b -> Yc\n");
   EXPECT_TRUE(c.pass) << c.report;
-  size_t first = c.c_source.find("#pragma omp parallel for");
+  size_t first = c.c_source.find("#pragma omp parallel num_threads");
   ASSERT_NE(first, std::string::npos);
-  EXPECT_EQ(c.c_source.find("#pragma omp parallel for", first + 1), std::string::npos) << c.c_source;
+  EXPECT_EQ(c.c_source.find("#pragma omp parallel num_threads", first + 1), std::string::npos) << c.c_source;
 }
 
 }  // namespace
