@@ -103,6 +103,7 @@ std::vector<std::string> recurrence_directives(const Graph& g, const LStage& s, 
 // again in our lanes than in plain loops, where clang's vectorizer reads whole vectors and shuffles
 // them (RGB to I420 along w: 2.5x slower in our lanes).
 constexpr double kGatherCost = 1.5, kScatterCost = 2.0, kInterleavedCost = 3.0;
+constexpr int64_t kShortStride = 4;  // the longest stride (and divisor) that counts as short
 
 // The operations a read's address takes beyond sums and constant multiples: clamps, divisions,
 // selects. Scalar code pays them per point, gathering lanes per lane; a contiguous or uniform read
@@ -129,7 +130,7 @@ DivAlongLanes lane_division(const lir::ExprP& load, const std::string& v, int la
     if (e->kind == lir::EK::binary && (e->binop == BinOp::div || e->binop == BinOp::mod) && lir::is_const(e->args[1], &c) &&
         lower::uses_var(e->args[0], v)) {
       if (e->binop == BinOp::div && c >= lanes && c % lanes == 0 && found == DivAlongLanes::none) found = DivAlongLanes::uniform;
-      else if (c >= 2 && c <= 4) found = DivAlongLanes::short_step;
+      else if (c >= 2 && c <= kShortStride) found = DivAlongLanes::short_step;
       return;
     }
     for (const auto& a : e->args) walk(a);
@@ -145,8 +146,9 @@ double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v,
     // (A gathered read's address is computed lane by lane: a search window's clamped rows and
     // columns, `Ref[clamp(y + m / 5 - 2, ...), clamp(x + m % 5 - 2, ...)]` in lanes of m, cost 3.6x
     // the plain loops that read along x.)
-    double gather = (kGatherCost + index_ops(a.load)) * lanes, once = 1.0 + index_ops(a.load);
-    double interleaved = std::llabs(st.value_or(0)) <= 4 ? (kInterleavedCost + index_ops(a.load)) * lanes : gather;
+    const int ops = index_ops(a.load);
+    const double gather = (kGatherCost + ops) * lanes, once = 1.0 + ops, short_stride = (kInterleavedCost + ops) * lanes;
+    const double interleaved = std::llabs(st.value_or(0)) <= kShortStride ? short_stride : gather;
     if (!st) {
       // An index divided along the lanes by a constant: by a multiple of the lanes, one element for
       // all of them (the printer reads it once: a group's scale `S[n, k / 128]`); by 2 to 4, a
@@ -160,7 +162,7 @@ double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v,
         continue;
       }
       if (d == DivAlongLanes::short_step && lanes >= 32) {
-        cost += a.repeat * (kInterleavedCost + index_ops(a.load)) * lanes;
+        cost += a.repeat * short_stride;
         continue;
       }
     }
@@ -243,7 +245,7 @@ struct Rules {
       // a layout in whole vectors with shuffles, 3.6x faster than our lanes scattering to every
       // third float.)
       int64_t ws = std::llabs(write_stride(s, s.vars[i]));
-      if (ws >= 2 && ws <= 4) continue;
+      if (ws >= 2 && ws <= kShortStride) continue;
       double c = vector_memory_cost(g, s, s.vars[i], lanes, true);
       if (c < best_cost - 1e-9) best = s.vars[i], best_cost = c;
     }
