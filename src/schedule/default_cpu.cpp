@@ -139,6 +139,23 @@ DivAlongLanes lane_division(const lir::ExprP& load, const std::string& v, int la
   return found;
 }
 
+// Whether some read of `s` in lanes of `v` gathers: it moves along them by more than one element,
+// or by an index that is not affine in them (other than one element for all the lanes).
+bool gathers_along(const Graph& g, const LStage& s, const std::string& v, int lanes) {
+  for (const auto& a : stage_reads(s)) {
+    auto st = read_stride(g, a.load, v);
+    if (st ? std::llabs(*st) >= 2 : lane_division(a.load, v, lanes) != DivAlongLanes::uniform) return true;
+  }
+  return false;
+}
+
+// Whether some read of `s` divides the lane variable `v` by 2 to 4 (DivAlongLanes::short_step).
+bool halves_along(const LStage& s, const std::string& v, int lanes) {
+  for (const auto& a : stage_reads(s))
+    if (lane_division(a.load, v, lanes) == DivAlongLanes::short_step) return true;
+  return false;
+}
+
 double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v, int lanes, bool write) {
   double cost = 0;
   for (const auto& a : stage_reads(s)) {
@@ -246,6 +263,17 @@ struct Rules {
       // third float.)
       int64_t ws = std::llabs(write_stride(s, s.vars[i]));
       if (ws >= 2 && ws <= kShortStride) continue;
+      // (Nor, in a stage that does not reduce, lanes that scatter the write and gather a read: a
+      // loop across rows on both sides, every lane its own cache line twice, where plain loops
+      // along the row are left to clang's vectorizer — an int4 unpack in lanes across rows 15x
+      // slower than plain loops, a bilinear resize across output rows 2x. A reduction's lanes across
+      // rows still pay: its sum's uniform reads and index arithmetic are once per vector — a
+      // transposed convolution's lanes of output channels 2.2x faster than without lanes.)
+      if (ws >= 2 && !s.has_reduction() && !has_reduce(s.value) && gathers_along(g, s, s.vars[i], lanes)) continue;
+      // (Nor byte lanes that read through a halved or quartered index: the printer fills 32 or 64
+      // lanes one by one where clang's vectorizer reads whole vectors and shuffles them — an int4
+      // unpack's `P[r, k / 2]` in lanes of k 13x slower than plain loops.)
+      if (lanes >= 32 && halves_along(s, s.vars[i], lanes)) continue;
       double c = vector_memory_cost(g, s, s.vars[i], lanes, true);
       if (c < best_cost - 1e-9) best = s.vars[i], best_cost = c;
     }

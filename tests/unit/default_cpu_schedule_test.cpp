@@ -245,6 +245,27 @@ TEST(DefaultCpuSchedule, LanesThatWouldGatherEveryReadAreNotTaken) {
   runs_correctly(*p);
 }
 
+TEST(DefaultCpuSchedule, NoLanesAcrossRowsThatScatterTheWriteAndGatherARead) {
+  // Int4 weights unpacked two per byte: lanes across rows would gather every byte and scatter every
+  // result (15x slower than plain loops); lanes along the row read through `k / 2`, byte by byte. Plain
+  // rows, left to clang's vectorizer, in threads.
+  auto p = program(kernel("R = 512, CP = 256", "  in P : i8[R, CP]\n  out W : i8[R, 2 * CP]\n"
+                                               "  W[r, k] = select(k % 2 == 0, P[r, k / 2] << i8(4) >> i8(4), P[r, k / 2] >> i8(4))\n"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_EQ(s.find("vectorize"), std::string::npos) << s;
+  EXPECT_NE(s.find("parallel r"), std::string::npos) << s;
+  runs_correctly(*p);
+  // A reduction's lanes across rows still pay (its uniform reads once per vector): a transposed
+  // convolution's output channels.
+  auto q = program(kernel("CI = 8, CO = 16, H = 8, W = 8, K = 4, S = 2, P = 1, HO = 16, WO = 16, KS = 2",
+                          "  in X : f32[CI, H + 2, W + 2]\n  in Wt : f32[CI, CO, K, K]\n  out Y : f32[CO, HO, WO]\n"
+                          "  Y[co, oh, ow] = sum(ci, jh < KS, jw < KS) X[ci, (oh + P) / S - jh + KS - 1, (ow + P) / S - jw + KS - 1]"
+                          " * Wt[ci, co, (oh + P) % S + jh * S, (ow + P) % S + jw * S]\n"));
+  std::string t = default_schedule_text(*q, avx512());
+  EXPECT_NE(t.find("vectorize co"), std::string::npos) << t;
+  runs_correctly(*q);
+}
+
 TEST(DefaultCpuSchedule, BooleanMasksAreStoredAndLoadedAsVectorsOfBytes) {
   auto p = program(kernel("T = 20, K = 521", "  in S : f32[T, K]\n  in Thr : f32[K]\n  out M : bool[T, K]\n  out N : bool[T, K]\n"
                                               "  M[t, k] = S[t, k] > Thr[k]\n  N[t, k] = !M[t, k]\n"));
