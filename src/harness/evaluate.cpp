@@ -578,9 +578,11 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
   if (o.gpu) e.floor_ms = launch_floor(*base.w, o);
   e.candidate = summarize_times(cand.ms);
   e.baseline = summarize_times(base.ms);
-  e.speedup = interval.speedup;
-  e.speedup_lo = interval.lo;
-  e.speedup_hi = interval.hi;
+  // (The reported interval also holds what the pair of workers did: across_processes.)
+  SpeedupInterval reported = across_processes(interval, o.process_spread);
+  e.speedup = reported.speedup;
+  e.speedup_lo = reported.lo;
+  e.speedup_hi = reported.hi;
   if (over_budget(e, cand, o) || background_work(e, cand, base, o) || clock_disagrees(e, cand, base, o)) return e;
   // Too fast: `invalid` only with a proof; anything else it suggests is a note (time_verdict.h).
   TimeVerdict verdict = judge_time(p, e.candidate.median, o);

@@ -58,6 +58,10 @@
 
 namespace ekb {
 
+// The spread between worker pairs that identical programs showed on the 2-core Xeon VM (host
+// profile, cold): 1.6% (bench/results/aa_spread.md).
+inline constexpr double kProcessSpread = 0.016;
+
 struct EvalOptions {
   int threads = 1;
   uint64_t memory_budget = 512ull << 20;  // the candidate's own allocations, beyond its arguments
@@ -70,6 +74,10 @@ struct EvalOptions {
   // noisy_max_wall_seconds of timing; still wider, the attempt is flagged noisy.
   double max_interval_half_width = 0.05;
   int noisy_max_reps = 1200;
+  // The standard deviation of the log speedup of identical programs between pairs of workers
+  // (speedup_interval.h: across_processes), joined to the reported interval; the stopping rule and
+  // `noisy` judge the rounds' own interval. Measured on the CPU (bench/soundness/aa_spread.sh).
+  double process_spread = kProcessSpread;
   double noisy_max_wall_seconds = 15;
   // Above 0: the timing stops early once the speedup's interval lies wholly below this (every 16
   // rounds from the 16th): a search's candidate that cannot beat its best needs no narrow interval.

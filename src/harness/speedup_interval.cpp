@@ -67,4 +67,14 @@ SpeedupInterval bootstrap_speedup(const std::vector<double>& base, const std::ve
   return r;
 }
 
+SpeedupInterval across_processes(const SpeedupInterval& rounds, double spread, double z) {
+  if (spread <= 0 || rounds.speedup <= 0 || rounds.lo <= 0) return rounds;
+  const double extra = z * spread, log_s = std::log(rounds.speedup);
+  auto widen = [&](double half) { return std::sqrt(half * half + extra * extra); };
+  SpeedupInterval r = rounds;
+  r.lo = std::exp(log_s - widen(log_s - std::log(rounds.lo)));
+  r.hi = std::exp(log_s + widen(std::log(rounds.hi) - log_s));
+  return r;
+}
+
 }  // namespace ekb

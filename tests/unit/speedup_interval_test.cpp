@@ -4,6 +4,7 @@
 // slow spells last many rounds.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "harness/speedup_interval.h"
@@ -97,6 +98,37 @@ TEST(SpeedupInterval, BlocksAreTheSquareRootOfTheRounds) {
   EXPECT_EQ(bootstrap_block_rounds(1), 1u);
   EXPECT_EQ(bootstrap_block_rounds(150), 12u);
   EXPECT_EQ(bootstrap_block_rounds(300), 17u);
+}
+
+// Identical programs timed in two pairs of workers: each pair's layout shifts every round of one
+// side by the same factor, which the rounds' interval cannot see; joined with the spread between
+// pairs, the interval covers 1 for about 95% of pairs, where the rounds' own covered far fewer.
+TEST(SpeedupInterval, TheSpreadBetweenWorkerPairsWidensItToCoverIdenticalPrograms) {
+  const double spread = 0.016;
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> layout(0.0, spread / std::sqrt(2.0));  // each side's share of the pair's spread
+  int covered_rounds = 0, covered_joined = 0;
+  const int pairs = 200;
+  for (int k = 0; k < pairs; ++k) {
+    double fb = std::exp(layout(rng)), fc = std::exp(layout(rng));
+    auto base = noisy(1.0 * fb, 300, 0.03, 100 + 2 * k), cand = noisy(1.0 * fc, 300, 0.03, 101 + 2 * k);
+    SpeedupInterval rounds = bootstrap_speedup(base, cand);
+    SpeedupInterval joined = across_processes(rounds, spread);
+    EXPECT_DOUBLE_EQ(joined.speedup, rounds.speedup);
+    EXPECT_LE(joined.lo, rounds.lo);
+    EXPECT_GE(joined.hi, rounds.hi);
+    covered_rounds += rounds.lo <= 1.0 && rounds.hi >= 1.0;
+    covered_joined += joined.lo <= 1.0 && joined.hi >= 1.0;
+  }
+  EXPECT_LT(covered_rounds, pairs * 3 / 4) << "the rounds' interval alone misses the pairs' layout";
+  EXPECT_GE(covered_joined, pairs * 90 / 100);
+  // A clear gain stays clear; no spread leaves the interval as it was.
+  SpeedupInterval gain = across_processes(bootstrap_speedup(noisy(1.0, 200, 0.04, 1), noisy(0.8, 200, 0.03, 2)), spread);
+  EXPECT_GT(gain.lo, 1.15);
+  SpeedupInterval same = bootstrap_speedup(noisy(1.0, 50, 0.04, 3), noisy(1.0, 50, 0.04, 4));
+  SpeedupInterval none = across_processes(same, 0.0);
+  EXPECT_EQ(none.lo, same.lo);
+  EXPECT_EQ(none.hi, same.hi);
 }
 
 TEST(SpeedupInterval, UnequalRoundCountsAreAnError) {
