@@ -1211,10 +1211,17 @@ class CPrinter {
     // (A contiguous read under a lane mask that may fault — a shifted read guarded at the border, as
     // `select(t - k >= 0, X[t - k], 0)` — is read whole where every lane is on, which is every vector
     // but the border's; lane by lane, a causal FIR was 6x slower than plain loops.)
+    // (Or where the whole vector lies inside the buffer: the lanes that are off read elements of it
+    // that the mask then drops, and nothing faults — a peak detector's `X[t] > X[t - 1] && X[t] >=
+    // X[t + 1]` has its later reads under a data-dependent mask that is seldom all on, and lane by
+    // lane it ran 2.3x slower than plain loops.)
     if (base_uniform && solved->first == 1 && plain_lane(b.type)) {
       std::string base = scalar(min_vars_to_names(solved->second));
-      return fmt::format("(ekb_all_{}({}) ? {}(&{}[{} + {}]) : {})", vec_type_of_lane("int32_t").substr(4), mask_, H("load", V), b.cname, base,
-                         vec_->base, per_lane(e));
+      std::string inside;
+      if (int64_t n = flat_elements(b); n >= vec_->width)
+        inside = fmt::format("(uint64_t)({} + {}) <= (uint64_t){} || ", base, vec_->base, n - vec_->width);
+      return fmt::format("(({}ekb_all_{}({})) ? {}(&{}[{} + {}]) : {})", inside, vec_type_of_lane("int32_t").substr(4), mask_, H("load", V),
+                         b.cname, base, vec_->base, per_lane(e));
     }
     return per_lane(e);
   }
@@ -1229,6 +1236,16 @@ class CPrinter {
     auto c = std::make_shared<lir::Expr>(*e);
     for (auto& a : c->args) a = min_vars_to_names(a);
     return c;
+  }
+
+  // The elements of `b` from its start (0 where they do not start at 0: a region computed inside a loop).
+  static int64_t flat_elements(const BufInfo& b) {
+    for (const auto& m : b.min_names)
+      if (!m.empty()) return 0;
+    if (b.scalar_temp || b.vector_temp || b.extents.empty()) return 0;
+    int64_t n = 1;
+    for (int64_t x : b.extents) n *= x;
+    return n;
   }
 
   // Every index of a read of `b` within its dimension for every lane (the loops' and lanes' ranges);

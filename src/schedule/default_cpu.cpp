@@ -129,8 +129,14 @@ DivAlongLanes lane_division(const lir::ExprP& load, const std::string& v, int la
     int64_t c = 0;
     if (e->kind == lir::EK::binary && (e->binop == BinOp::div || e->binop == BinOp::mod) && lir::is_const(e->args[1], &c) &&
         lower::uses_var(e->args[0], v)) {
-      if (e->binop == BinOp::div && c >= lanes && c % lanes == 0 && found == DivAlongLanes::none) found = DivAlongLanes::uniform;
-      else if (c >= 2 && c <= kShortStride) found = DivAlongLanes::short_step;
+      if (e->binop == BinOp::div && c >= lanes && c % lanes == 0) {
+        // (Uniform only where the lanes step the dividend by one: `i * 441 / 160` moves 2.76 elements
+        // a lane, a gather.)
+        auto step = affine_coefficient(e->args[0], v);
+        if (step && *step == 1 && found == DivAlongLanes::none) found = DivAlongLanes::uniform;
+      } else if (c >= 2 && c <= kShortStride) {
+        found = DivAlongLanes::short_step;
+      }
       return;
     }
     for (const auto& a : e->args) walk(a);
@@ -146,6 +152,14 @@ bool gathers_along(const Graph& g, const LStage& s, const std::string& v, int la
     auto st = read_stride(g, a.load, v);
     if (st ? std::llabs(*st) >= 2 : lane_division(a.load, v, lanes) != DivAlongLanes::uniform) return true;
   }
+  return false;
+}
+
+// Whether some read of `s` in lanes of `v` has an index that is not affine in them (a table's entry,
+// a division by more than 4), other than one element for all the lanes.
+bool gathers_irregularly(const Graph& g, const LStage& s, const std::string& v, int lanes) {
+  for (const auto& a : stage_reads(s))
+    if (!read_stride(g, a.load, v) && lane_division(a.load, v, lanes) == DivAlongLanes::none) return true;
   return false;
 }
 
@@ -270,6 +284,12 @@ struct Rules {
       // rows still pay: its sum's uniform reads and index arithmetic are once per vector — a
       // transposed convolution's lanes of output channels 2.2x faster than without lanes.)
       if (ws >= 2 && !s.has_reduction() && !has_reduce(s.value) && gathers_along(g, s, s.vars[i], lanes)) continue;
+      // (Nor lanes along a row's own loop, in a stage that does not reduce, where a read's index is
+      // not affine in them — a table's entry, `i * 441 / 160`: plain loops leave that loop to clang's
+      // vectorizer, whose gathers beat our lane-by-lane reads — a linear resampler 2.3x faster without
+      // our lanes.)
+      if (ws == 1 && i + 1 == s.vars.size() && !s.has_reduction() && !has_reduce(s.value) && gathers_irregularly(g, s, s.vars[i], lanes))
+        continue;
       // (Nor byte lanes that read through a halved or quartered index: the printer fills 32 or 64
       // lanes one by one where clang's vectorizer reads whole vectors and shuffles them — an int4
       // unpack's `P[r, k / 2]` in lanes of k 13x slower than plain loops.)
@@ -656,6 +676,11 @@ std::string cpu_default_schedule(const Graph& original, const Target& target) {
       // (Loops that producers are computed at stay as they are: fused, they would be gone.)
       auto loops = n.loops(s);
       size_t no_fuse_from = n.partial.empty() || loops.empty() ? SIZE_MAX : loops.size() - 1;
+      // (Nor the innermost loop of plain loops, which clang's vectorizer takes: fused into the
+      // parallel loop, every point divides its index back into two, and a linear resampler's two
+      // channels fused with their 16000 samples ran 2.6x slower than plain serial loops.)
+      if (n.vec_var.empty() && !s.has_reduction() && !has_reduce(s.value) && loops.size() >= 2)
+        no_fuse_from = std::min(no_fuse_from, loops.size() - 1);
       for (const auto& [producer, consumer] : fused_into) {
         if (consumer != s.name) continue;
         std::string at = pointwise_into[producer] ? n.outer_of_vec : s.vars[depth[producer] - 1];

@@ -156,6 +156,8 @@ int varying_integer_divisions(const lower::LStage& s, const std::string& v) {
   return n;
 }
 
+std::optional<int64_t> affine_coefficient(const ExprP& e, const std::string& v) { return coefficient(e, v); }
+
 std::optional<int64_t> read_stride(const lower::Graph& g, const lir::ExprP& load, const std::string& v) {
   std::vector<int64_t> shape = g.shape_of(load->name);
   if (shape.size() != load->args.size()) return std::nullopt;

@@ -266,6 +266,20 @@ TEST(DefaultCpuSchedule, NoLanesAcrossRowsThatScatterTheWriteAndGatherARead) {
   runs_correctly(*q);
 }
 
+TEST(DefaultCpuSchedule, ARowReadThroughAnIrregularIndexIsLeftToPlainLoopsWhoseInnermostLoopIsNotFused) {
+  // A linear resampler: `X[c, i * 441 / 160]` moves 2.76 elements a lane, which our lanes gather one
+  // by one; plain rows are clang's to vectorize, and its two channels run in threads without fusing
+  // the samples' loop into theirs (fused, every point divided its index back into two: 2.6x slower).
+  auto p = program(kernel("C = 2, S = 44100, DN = 441, UP = 160, SO = 16000",
+                          "  in X : f32[C, S]\n  out Y : f32[C, SO]\n"
+                          "  Y[c, i] = X[c, i * DN / UP] + i * DN % UP * (1.0 / UP) * (X[c, i * DN / UP + 1] - X[c, i * DN / UP])\n"));
+  std::string s = default_schedule_text(*p, avx512(1));
+  EXPECT_EQ(s.find("vectorize"), std::string::npos) << s;
+  EXPECT_EQ(s.find("fuse"), std::string::npos) << s;
+  EXPECT_NE(s.find("parallel c"), std::string::npos) << s;
+  runs_correctly(*p);
+}
+
 TEST(DefaultCpuSchedule, BooleanMasksAreStoredAndLoadedAsVectorsOfBytes) {
   auto p = program(kernel("T = 20, K = 521", "  in S : f32[T, K]\n  in Thr : f32[K]\n  out M : bool[T, K]\n  out N : bool[T, K]\n"
                                               "  M[t, k] = S[t, k] > Thr[k]\n  N[t, k] = !M[t, k]\n"));
