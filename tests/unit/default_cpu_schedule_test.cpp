@@ -280,6 +280,16 @@ TEST(DefaultCpuSchedule, ARowReadThroughAnIrregularIndexIsLeftToPlainLoopsWhoseI
   runs_correctly(*p);
 }
 
+TEST(DefaultCpuSchedule, ATablesRowsCountAsWhatIsReadOfThemNotTheWholeTable) {
+  // An embedding: 64 rows of a 4 MB table are 96 KB of work in all, too little for a parallel region.
+  auto p = program(kernel("V = 8000, T = 64, D = 128", "  in Table : f32[V, D]\n  in Ids : i32[T] ~ int(0, V - 1)\n  in Pos : f32[T, D]\n"
+                                                      "  out Y : f32[T, D]\n  Y[t, d] = Table[Ids[t], d] * 2.0 + Pos[t, d]\n"));
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_EQ(s.find("parallel"), std::string::npos) << s;
+  EXPECT_NE(s.find("vectorize d"), std::string::npos) << s;
+  runs_correctly(*p);
+}
+
 TEST(DefaultCpuSchedule, BooleanMasksAreStoredAndLoadedAsVectorsOfBytes) {
   auto p = program(kernel("T = 20, K = 521", "  in S : f32[T, K]\n  in Thr : f32[K]\n  out M : bool[T, K]\n  out N : bool[T, K]\n"
                                               "  M[t, k] = S[t, k] > Thr[k]\n  N[t, k] = !M[t, k]\n"));
