@@ -1238,11 +1238,15 @@ class CPrinter {
     return c;
   }
 
-  // The elements of `b` from its start (0 where they do not start at 0: a region computed inside a loop).
-  static int64_t flat_elements(const BufInfo& b) {
+  // Whether `b`'s elements start at 0 (not a region computed inside a loop).
+  static bool starts_at_zero(const BufInfo& b) {
     for (const auto& m : b.min_names)
-      if (!m.empty()) return 0;
-    if (b.scalar_temp || b.vector_temp || b.extents.empty()) return 0;
+      if (!m.empty()) return false;
+    return true;
+  }
+  // The elements of `b` from its start (0 where they do not start at 0).
+  static int64_t flat_elements(const BufInfo& b) {
+    if (!starts_at_zero(b) || b.scalar_temp || b.vector_temp || b.extents.empty()) return 0;
     int64_t n = 1;
     for (int64_t x : b.extents) n *= x;
     return n;
@@ -1251,9 +1255,7 @@ class CPrinter {
   // Every index of a read of `b` within its dimension for every lane (the loops' and lanes' ranges);
   // only for buffers whose elements start at 0 (not a region computed inside a loop).
   bool in_bounds_in_every_lane(const BufInfo& b, const std::vector<ExprP>& idx) {
-    for (const auto& m : b.min_names)
-      if (!m.empty()) return false;
-    if (idx.size() != b.extents.size()) return false;
+    if (!starts_at_zero(b) || idx.size() != b.extents.size()) return false;
     for (size_t d = 0; d < idx.size(); ++d) {
       auto r = lower::numeric_range(expand_lets(idx[d]), ranges_);
       if (!r || r->lo < 0 || r->hi >= b.extents[d]) return false;

@@ -24,6 +24,8 @@ bool has_reduce(const lir::ExprP& e) {
   return false;
 }
 
+bool reduces(const LStage& s) { return s.has_reduction() || has_reduce(s.value); }
+
 bool read_in_reduction(const lir::ExprP& e, const std::string& buffer, bool inside) {
   if (e->kind == lir::EK::load && e->name == buffer && inside) return true;
   for (const auto& a : e->args)

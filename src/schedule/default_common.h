@@ -17,6 +17,8 @@ using lower::LStage;
 
 int count_reads(const lir::ExprP& e, const std::string& buffer);
 bool has_reduce(const lir::ExprP& e);
+// Whether `s` reduces: a reduction of its own, or one inside its expression.
+bool reduces(const LStage& s);
 // Is `buffer` read inside a reduction's body in `e` (so once per reduction point)?
 bool read_in_reduction(const lir::ExprP& e, const std::string& buffer, bool inside);
 bool has_select(const lir::ExprP& e);

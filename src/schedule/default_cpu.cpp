@@ -283,13 +283,12 @@ struct Rules {
       // slower than plain loops, a bilinear resize across output rows 2x. A reduction's lanes across
       // rows still pay: its sum's uniform reads and index arithmetic are once per vector — a
       // transposed convolution's lanes of output channels 2.2x faster than without lanes.)
-      if (ws >= 2 && !s.has_reduction() && !has_reduce(s.value) && gathers_along(g, s, s.vars[i], lanes)) continue;
+      if (ws >= 2 && !reduces(s) && gathers_along(g, s, s.vars[i], lanes)) continue;
       // (Nor lanes along a row's own loop, in a stage that does not reduce, where a read's index is
       // not affine in them — a table's entry, `i * 441 / 160`: plain loops leave that loop to clang's
       // vectorizer, whose gathers beat our lane-by-lane reads — a linear resampler 2.3x faster without
       // our lanes.)
-      if (ws == 1 && i + 1 == s.vars.size() && !s.has_reduction() && !has_reduce(s.value) && gathers_irregularly(g, s, s.vars[i], lanes))
-        continue;
+      if (ws == 1 && i + 1 == s.vars.size() && !reduces(s) && gathers_irregularly(g, s, s.vars[i], lanes)) continue;
       // (Nor byte lanes that read through a halved or quartered index: the printer fills 32 or 64
       // lanes one by one where clang's vectorizer reads whole vectors and shuffles them — an int4
       // unpack's `P[r, k / 2]` in lanes of k 13x slower than plain loops.)
@@ -679,7 +678,7 @@ std::string cpu_default_schedule(const Graph& original, const Target& target) {
       // (Nor the innermost loop of plain loops, which clang's vectorizer takes: fused into the
       // parallel loop, every point divides its index back into two, and a linear resampler's two
       // channels fused with their 16000 samples ran 2.6x slower than plain serial loops.)
-      if (n.vec_var.empty() && !s.has_reduction() && !has_reduce(s.value) && loops.size() >= 2)
+      if (n.vec_var.empty() && !reduces(s) && loops.size() >= 2)
         no_fuse_from = std::min(no_fuse_from, loops.size() - 1);
       for (const auto& [producer, consumer] : fused_into) {
         if (consumer != s.name) continue;

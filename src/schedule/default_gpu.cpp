@@ -186,7 +186,7 @@ std::string gpu_default_schedule(const Graph& g, const Target& target) {
     std::vector<std::string> dirs;
     if (root) {
       int64_t points = product(s.extents);
-      bool streaming = !s.has_reduction() && !has_reduce(s.value) && !consumers_of_fused.count(s.name);
+      bool streaming = !reduces(s) && !consumers_of_fused.count(s.name);
       int64_t per_thread = streaming ? elements_per_thread(points) : 1;
       int64_t threads = per_thread > 1 ? std::min(kPointThreads, target.max_threads_per_block) : point_threads(points, target);
       compute_dim[s.name] = point_directives(s, threads, per_thread, dirs);

@@ -12,42 +12,6 @@ namespace {
 using lir::EK;
 using lir::ExprP;
 
-// The coefficient of `v` in an affine index expression; nullopt when it is not affine in v.
-std::optional<int64_t> coefficient(const ExprP& e, const std::string& v) {
-  switch (e->kind) {
-    case EK::var: return e->name == v ? 1 : 0;
-    case EK::int_imm: return 0;
-    case EK::binary: {
-      auto a = coefficient(e->args[0], v), b = coefficient(e->args[1], v);
-      if (!a || !b) return std::nullopt;
-      switch (e->binop) {
-        case BinOp::add: return *a + *b;
-        case BinOp::sub: return *a - *b;
-        case BinOp::mul: {
-          int64_t c = 0;
-          if (*a == 0 && lir::is_const(e->args[0], &c)) return c * *b;
-          if (*b == 0 && lir::is_const(e->args[1], &c)) return c * *a;
-          if (*a == 0 && *b == 0) return 0;
-          return std::nullopt;
-        }
-        default: break;
-      }
-      if (*a == 0 && *b == 0) return 0;  // (floor division or modulo of something without v)
-      return std::nullopt;
-    }
-    case EK::cast: return coefficient(e->args[0], v);
-    default: break;
-  }
-  // Anything else (a load, a call, a select) is fine as long as v is not in it.
-  std::function<bool(const ExprP&)> uses = [&](const ExprP& x) {
-    if (x->kind == EK::var && x->name == v) return true;
-    for (const auto& a : x->args)
-      if (uses(a)) return true;
-    return false;
-  };
-  return uses(e) ? std::nullopt : std::optional<int64_t>(0);
-}
-
 bool costly_fn(Fn f) {
   switch (f) {
     case Fn::min: case Fn::max: case Fn::abs: case Fn::clamp: case Fn::sign: case Fn::floor: case Fn::ceil: case Fn::round:
@@ -84,6 +48,41 @@ int value_bytes(DType t) {
 
 }  // namespace
 
+std::optional<int64_t> affine_coefficient(const ExprP& e, const std::string& v) {
+  switch (e->kind) {
+    case EK::var: return e->name == v ? 1 : 0;
+    case EK::int_imm: return 0;
+    case EK::binary: {
+      auto a = affine_coefficient(e->args[0], v), b = affine_coefficient(e->args[1], v);
+      if (!a || !b) return std::nullopt;
+      switch (e->binop) {
+        case BinOp::add: return *a + *b;
+        case BinOp::sub: return *a - *b;
+        case BinOp::mul: {
+          int64_t c = 0;
+          if (*a == 0 && lir::is_const(e->args[0], &c)) return c * *b;
+          if (*b == 0 && lir::is_const(e->args[1], &c)) return c * *a;
+          if (*a == 0 && *b == 0) return 0;
+          return std::nullopt;
+        }
+        default: break;
+      }
+      if (*a == 0 && *b == 0) return 0;  // (floor division or modulo of something without v)
+      return std::nullopt;
+    }
+    case EK::cast: return affine_coefficient(e->args[0], v);
+    default: break;
+  }
+  // Anything else (a load, a call, a select) is fine as long as v is not in it.
+  std::function<bool(const ExprP&)> uses = [&](const ExprP& x) {
+    if (x->kind == EK::var && x->name == v) return true;
+    for (const auto& a : x->args)
+      if (uses(a)) return true;
+    return false;
+  };
+  return uses(e) ? std::nullopt : std::optional<int64_t>(0);
+}
+
 namespace {
 
 // A reduction in an expression that lower/vector_reductions.h puts in vector lanes: every read in its
@@ -96,7 +95,7 @@ bool reduces_in_lanes(const ExprP& r) {
     if (e->kind == EK::reduce && e != r) ok = false;
     if (e->kind == EK::load) {
       for (size_t d = 0; d < e->args.size(); ++d) {
-        auto c = coefficient(e->args[d], v);
+        auto c = affine_coefficient(e->args[d], v);
         if (!c) ok = false;
         else if (*c != 0) {
           if (d + 1 != e->args.size() || *c != 1) ok = false;
@@ -156,14 +155,12 @@ int varying_integer_divisions(const lower::LStage& s, const std::string& v) {
   return n;
 }
 
-std::optional<int64_t> affine_coefficient(const ExprP& e, const std::string& v) { return coefficient(e, v); }
-
 std::optional<int64_t> read_stride(const lower::Graph& g, const lir::ExprP& load, const std::string& v) {
   std::vector<int64_t> shape = g.shape_of(load->name);
   if (shape.size() != load->args.size()) return std::nullopt;
   int64_t stride = 1, total = 0;
   for (size_t d = shape.size(); d-- > 0;) {
-    auto c = coefficient(load->args[d], v);
+    auto c = affine_coefficient(load->args[d], v);
     if (!c) return std::nullopt;
     total += *c * stride;
     stride *= shape[d];

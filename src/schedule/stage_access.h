@@ -27,10 +27,10 @@ struct Access {
 
 std::vector<Access> stage_reads(const lower::LStage& s);
 
-// The flattened stride (in elements) of `load` in `g` as variable `v` advances by one: 0 when the
-// index does not depend on v, nullopt when it is not affine in v (a gather, a division).
 // The coefficient of `v` in an affine index expression; nullopt when it is not affine in v.
 std::optional<int64_t> affine_coefficient(const lir::ExprP& e, const std::string& v);
+// The flattened stride (in elements) of `load` in `g` as variable `v` advances by one: 0 when the
+// index does not depend on v, nullopt when it is not affine in v (a gather, a division).
 std::optional<int64_t> read_stride(const lower::Graph& g, const lir::ExprP& load, const std::string& v);
 // The stride of the stage's own write along its pure variable `v` (row-major over its variables).
 int64_t write_stride(const lower::LStage& s, const std::string& v);
