@@ -32,8 +32,8 @@ SpeedupInterval bootstrap_speedup(const std::vector<double>& baseline_ms, const 
 // The interval widened by what a pair of worker processes does to a time that its own rounds cannot
 // show: where its buffers, stack and heap lie (cache sets, pages) is fixed for the pair's life, so
 // identical programs timed in two workers differ by a few percent in a way every round repeats
-// (bench/results/aa_spread.md: 32 identical programs, 13 "significantly" faster and 7 slower by the
-// rounds' interval alone). `spread` is the standard deviation of the log speedup of identical
+// (the soundness run of commit d029880: of 32 identical programs, 13 "significantly" faster and 7
+// slower by the rounds' interval alone; docs/metrics.md). `spread` is the standard deviation of the log speedup of identical
 // programs between pairs of workers; it joins the rounds' half-widths on the log scale in
 // quadrature, z = 1.96 for 95%. spread 0: the interval unchanged.
 SpeedupInterval across_processes(const SpeedupInterval& rounds, double spread, double z = 1.96);
