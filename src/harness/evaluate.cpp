@@ -72,12 +72,18 @@ struct Side {
   std::vector<double> ms;
   bool out_of_bounds = false;
   uint64_t rss_mark = 0;      // resident memory when sandboxed: its growth is the kernel's own
-  // CPU seconds the worker used after answering a timed call, until its next request (one per call).
-  std::vector<double> after_call_cpu;
-  std::vector<double> after_call_gap;  // for each: seconds from that answer to the next request (the harness's clock)
-  double cpu_at_answer = -1;
-  std::chrono::steady_clock::time_point answered_at;
-  bool timing = false;  // a timed round: record after_call_cpu and outside_ms
+  // Per timed request: the CPU seconds the worker used from the request until its next one (or the
+  // end of the quiet spell), the seconds the request took (the harness's clock, the call's way there
+  // and back included) and the seconds from its answer to that next request.
+  // (Read when the worker is idle, before the request and after the quiet spell: a thread that is
+  // running has its CPU time brought up to date only at the scheduler's tick, so a reading as it
+  // answers missed up to a tick of each busy thread — a 2.7 ms parallel call showed up to 3.7 ms
+  // of CPU "after answering" in a 1.3 ms gap, on 2 CPUs.)
+  std::vector<double> request_cpu, request_wall, after_call_gap;
+  double cpu_at_request = -1;
+  double cpu_count = 1;  // the CPUs the worker may run on (it is pinned to them)
+  std::chrono::steady_clock::time_point sent_at, answered_at;
+  bool timing = false;  // a timed round: record request_cpu and outside_ms
   // CPU: per timed call, the harness's clock around the request minus the worker's around the kernel
   // (the message's way there and back).
   std::vector<double> outside_ms;
@@ -87,14 +93,23 @@ struct Side {
 
   // A request; the CPU the worker used since it answered a timed call is recorded.
   Reply request(const nlohmann::json& req, int timeout_ms) {
-    if (cpu_at_answer >= 0) {
-      after_call_cpu.push_back(std::max(0.0, w->cpu_seconds() - cpu_at_answer));
-      after_call_gap.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - answered_at).count());
-    }
+    close_request_cpu();
+    const bool timed = timing && req.value("op", "") == "run";
+    double cpu = timed ? w->cpu_seconds() : -1;
+    sent_at = std::chrono::steady_clock::now();
     Reply r = w->request(req, timeout_ms);
-    cpu_at_answer = r.ok() && timing && req.value("op", "") == "run" ? w->cpu_seconds() : -1;
     answered_at = std::chrono::steady_clock::now();
+    cpu_at_request = r.ok() ? cpu : -1;
     return r;
+  }
+  // The CPU the worker used since the last timed request was sent (request_cpu).
+  void close_request_cpu() {
+    if (cpu_at_request < 0) return;
+    auto now = std::chrono::steady_clock::now();
+    request_cpu.push_back(std::max(0.0, w->cpu_seconds() - cpu_at_request));
+    request_wall.push_back(std::chrono::duration<double>(answered_at - sent_at).count());
+    after_call_gap.push_back(std::chrono::duration<double>(now - answered_at).count());
+    cpu_at_request = -1;
   }
   // The kernel's own memory: resident growth of its worker (CPU), its scratch buffers (GPU).
   uint64_t memory() const { return gpu ? scratch_bytes : std::max(w->peak_rss(), rss_mark) - rss_mark; }
@@ -109,6 +124,7 @@ struct Side {
   WorkerStart how;
   // Started, compiled and given its buffers (not yet sandboxed: see sandbox()).
   bool prepare(const Program& p, const std::string& src, bool cplusplus, const EvalOptions& o, const std::vector<int>& cpus) {
+    cpu_count = cpus.empty() ? std::max(1u, std::thread::hardware_concurrency()) : static_cast<unsigned>(cpus.size());
     gpu = o.gpu.has_value();
     how = WorkerStart{src, cplusplus, o.threads, cpus, o.memory_budget, o.cpu_seconds, flush_size(o), gpu ? &*o.gpu : nullptr,
                       o.backend, o.profile, idle_spin_us(o.timing), o.board ? &*o.board : nullptr,
@@ -202,11 +218,7 @@ struct Side {
   // side's turn; the CPU the worker uses meanwhile is what it did after answering (background_work).
   void quiet_spell(const EvalOptions& o) {
     std::this_thread::sleep_until(answered_at + std::chrono::microseconds(idle_spin_us(o.timing) + 200));
-    if (cpu_at_answer >= 0) {
-      after_call_cpu.push_back(std::max(0.0, w->cpu_seconds() - cpu_at_answer));
-      after_call_gap.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - answered_at).count());
-      cpu_at_answer = -1;
-    }
+    close_request_cpu();
   }
   // A run request and the checks every call gets: `kernel_ms` the worker's time of the request's
   // calls, which the harness's clock around the request must contain. The time outside the worker's
@@ -324,10 +336,13 @@ bool over_budget(Evaluation& e, const Side& cand, const EvalOptions& o) {
 }
 
 // Work moved off the timed path: the candidate's worker kept using CPU after answering a call (a
-// thread finishing the job after the call "returned"). Answering itself costs some CPU after the
-// answer is seen (tens of microseconds on a virtual machine); the baseline's worker, the same
-// program, measures that. The medians per call are compared: the candidate's may exceed the
-// baseline's by 20 us or half the baseline's call time, whichever is more.
+// thread finishing the job after the call "returned"). What it used beyond its call is bounded from
+// below by what it used from the request until its next one (or the end of the quiet spell), less
+// the most the call itself could use (its CPUs, which it is pinned to, for the request's whole time
+// on the harness's clock). Answering itself costs some CPU (tens of microseconds on a virtual
+// machine); the baseline's worker, the same program, measures that. The medians per call are
+// compared: the candidate's may exceed the baseline's by 20 us or half the baseline's call time,
+// whichever is more.
 // In a regime with awake threads (cold, warm), idle OpenMP threads spin after a turn by design: each
 // is charged only what exceeds what they may spin (every thread but the one that answers, for the
 // gap until the next request or the spin time, whichever is shorter), the candidate's as the
@@ -348,8 +363,8 @@ bool background_work(Evaluation& e, Side& cand, Side& base, const EvalOptions& o
   double spin_s = idle_spin_us(o.timing) * 1e-6 * 1.1;
   auto beyond_spin = [&](const Side& s) {
     std::vector<double> v;
-    for (size_t i = 0; i < s.after_call_cpu.size() && i < s.after_call_gap.size(); ++i)
-      v.push_back(std::max(0.0, s.after_call_cpu[i] - (o.threads - 1) * std::min(s.after_call_gap[i], spin_s)));
+    for (size_t i = 0; i < s.request_cpu.size(); ++i)
+      v.push_back(std::max(0.0, s.request_cpu[i] - s.cpu_count * s.request_wall[i] - (o.threads - 1) * std::min(s.after_call_gap[i], spin_s)));
     return v.empty() ? 0.0 : summarize_times(v).median;
   };
   double c = beyond_spin(cand) * 1e3, b = beyond_spin(base) * 1e3;  // ms
