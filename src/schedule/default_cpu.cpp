@@ -99,9 +99,12 @@ std::vector<std::string> recurrence_directives(const Graph& g, const LStage& s, 
 // A gathered read costs more than its lanes' scalar loads (each lane's address, then packing the
 // lanes), a scattered write more again; an integer division by something other than a positive
 // constant runs lane by lane.
-// A read with a short constant stride (2 to 4: interleaved channels, a halved image) costs more
-// again in our lanes than in plain loops, where clang's vectorizer reads whole vectors and shuffles
-// them (RGB to I420 along w: 2.5x slower in our lanes).
+// A read with a short constant stride (2 to 4: interleaved channels, a halved image, or backwards:
+// a true convolution's reversed taps) is read as that many whole vectors and shuffled, as clang's
+// vectorizer reads an interleaved group (c_printer.cpp). With a stride of 2 or -1 that is two
+// operations a vector read; 3 and 4 take chains of two-vector shuffles, which run on one port, and
+// cost more than in plain loops (RGB to I420 along w: 2.5x slower in our lanes, a stride-4
+// convolution's lanes 1.6x slower than plain loops even shuffled, an RGB to HSV 1.4x).
 constexpr double kGatherCost = 1.5, kScatterCost = 2.0, kInterleavedCost = 3.0;
 constexpr int64_t kShortStride = 4;  // the longest stride (and divisor) that counts as short
 
@@ -178,8 +181,10 @@ double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v,
     // columns, `Ref[clamp(y + m / 5 - 2, ...), clamp(x + m % 5 - 2, ...)]` in lanes of m, cost 3.6x
     // the plain loops that read along x.)
     const int ops = index_ops(a.load);
-    const double gather = (kGatherCost + ops) * lanes, once = 1.0 + ops, short_stride = (kInterleavedCost + ops) * lanes;
-    const double interleaved = std::llabs(st.value_or(0)) <= kShortStride ? short_stride : gather;
+    const double gather = (kGatherCost + ops) * lanes, once = 1.0 + ops;
+    const int64_t step = st.value_or(0);
+    const double shuffled = step == 2 || step == -2 || step == -1 ? 2.0 + ops : (kInterleavedCost + ops) * lanes;
+    const double interleaved = std::llabs(step) <= kShortStride ? shuffled : gather;
     if (!st) {
       // An index divided along the lanes by a constant: by a multiple of the lanes, one element for
       // all of them (the printer reads it once: a group's scale `S[n, k / 128]`); by 2 to 4, a
@@ -193,11 +198,11 @@ double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v,
         continue;
       }
       if (d == DivAlongLanes::short_step && lanes >= 32) {
-        cost += a.repeat * short_stride;
+        cost += a.repeat * (kInterleavedCost + ops) * lanes;  // (filled lane by lane)
         continue;
       }
     }
-    cost += a.repeat * (!st ? gather : *st == 0 ? 0.0 : std::llabs(*st) == 1 ? once : interleaved);
+    cost += a.repeat * (!st ? gather : *st == 0 ? 0.0 : *st == 1 ? once : interleaved);
   }
   if (write) cost += write_stride(s, v) == 1 ? 1.0 : kScatterCost * lanes;
   // (The arithmetic: once per vector in lanes, as in scalar_memory_cost once per point.)
@@ -324,11 +329,14 @@ struct Rules {
     // A reduction read along its contiguous axis: partial sums in vector lanes, when that moves less
     // memory than lanes on a pure loop.
     if (reduces_contiguously(g, s, lanes)) {
-      double along_r = vector_memory_cost(g, s, s.rvars.back(), lanes, false);
+      const std::string& r = s.rvars.back();
+      int64_t w = s.rextents.back() >= 8 * lanes ? 4 * lanes : s.rextents.back() >= 4 * lanes ? 2 * lanes : lanes;
+      // (Each point then adds its w partial sums up one by one: a decimating FIR's 32 taps in two
+      // vectors of 16 partial sums ran 2.4x slower than lanes along its outputs, whose taps are
+      // stride-2 reads.)
+      double along_r = vector_memory_cost(g, s, r, lanes, false) + static_cast<double>(lanes * w);
       double along_v = v.empty() ? scalar_memory_cost(s, lanes) : vector_memory_cost(g, s, v, lanes, true);
       if (along_r < along_v) {
-        const std::string& r = s.rvars.back();
-        int64_t w = s.rextents.back() >= 8 * lanes ? 4 * lanes : s.rextents.back() >= 4 * lanes ? 2 * lanes : lanes;
         n.vector_reduction = true;
         n.partial = s.name + "_vp";
         n.dirs.push_back(fmt::format("split {} {} -> {}_o {}_v", r, w, r, r));

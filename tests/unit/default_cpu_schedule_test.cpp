@@ -290,6 +290,25 @@ TEST(DefaultCpuSchedule, ATablesRowsCountAsWhatIsReadOfThemNotTheWholeTable) {
   runs_correctly(*p);
 }
 
+TEST(DefaultCpuSchedule, ADecimatingFilterTakesLanesAlongItsOutputsNotPartialSumsOfItsTaps) {
+  // y[m] = sum(k) x[2m + 31 - k] h[k]: lanes along m read x with a stride of 2 (whole vectors and a
+  // shuffle); partial sums along its 32 taps would leave every output 16 sums to add up one by one
+  // (2.4x slower). With a stride of 3 lanes along m do not pay.
+  auto filter = [](int d) {
+    return program(kernel("S = 16000, K = 32, D = " + std::to_string(d),
+                          "  dim SO = (S - 1) / D + 1\n  in X : f32[S]\n  in H : f32[K]\n  out Y : f32[SO]\n"
+                          "  Xp[t < S + K - 1] = select(t >= K - 1, X[t - (K - 1)], 0.0)\n"
+                          "  Y[m] = sum(k) Xp[m * D + K - 1 - k] * H[k]\n"));
+  };
+  auto p = filter(2);
+  std::string s = default_schedule_text(*p, avx512());
+  EXPECT_NE(s.find("Y: vectorize m 16"), std::string::npos) << s;
+  EXPECT_EQ(s.find("rfactor"), std::string::npos) << s;
+  runs_correctly(*p);
+  std::string three = default_schedule_text(*filter(3), avx512());
+  EXPECT_EQ(three.find("vectorize m"), std::string::npos) << three;
+}
+
 TEST(DefaultCpuSchedule, BooleanMasksAreStoredAndLoadedAsVectorsOfBytes) {
   auto p = program(kernel("T = 20, K = 521", "  in S : f32[T, K]\n  in Thr : f32[K]\n  out M : bool[T, K]\n  out N : bool[T, K]\n"
                                               "  M[t, k] = S[t, k] > Thr[k]\n  N[t, k] = !M[t, k]\n"));

@@ -1,6 +1,7 @@
 // What the C printer and the loop passes make of reads and reductions in vector lanes, each case run
 // against the reference: a shifted read guarded at the border is read whole where every lane is
-// on or the vector lies in the buffer; a group's value read through `k / 128` is one element for all lanes; sign has a vector form;
+// on or the vector lies in the buffer; a read stepping by 2 to 4 or backwards is whole vectors
+// shuffled; a group's value read through `k / 128` is one element for all lanes; sign has a vector form;
 // a reduction accumulating in its output accumulates in a local; a register tile computed at its
 // reader's loop keeps its lanes.
 #include "cpu_test_util.h"
@@ -42,6 +43,25 @@ TEST(VectorLanes, AReadUnderADataDependentMaskIsReadWholeWhereTheVectorLiesInThe
   CpuCheck r = check_on_cpu(*p, "schedule cpu\n  Y: vectorize t 16\n");
   EXPECT_TRUE(r.pass) << r.report;
   EXPECT_NE(r.c_source.find("<= (uint64_t)184 || ekb_all_i32x16("), std::string::npos) << r.c_source;
+}
+
+TEST(VectorLanes, ReadsThatStepByTwoToFourOrBackwardsAreWholeVectorsShuffled) {
+  // Lanes of o reading X at 2o, 3o + 1, 4o + 3 and backwards at 255 - o: each read is that many
+  // whole vectors and shuffles wherever they lie inside X; the last vector of the stride-4 read
+  // would run past X's end (its vectors span 64 elements from 195 of 256), and is read lane by lane.
+  auto p = valid(R"(kernel steps
+  dim O = 64, N = 256
+  in X : f32[N]
+  out Y : f32[O]
+  Y[o] = X[2 * o] + X[3 * o + 1] * 0.5 + X[4 * o + 3] * 0.25 + X[N - 1 - o] * 0.125
+)");
+  ASSERT_TRUE(p);
+  CpuCheck r = check_on_cpu(*p, "schedule cpu\n  Y: vectorize o 16\n");
+  EXPECT_TRUE(r.pass) << r.report;
+  EXPECT_NE(r.c_source.find("__builtin_shufflevector"), std::string::npos) << r.c_source;
+  // (The bound for each: the first element read, against the buffer's length less the vectors'.)
+  for (const char* bound : {"<= (uint64_t)224)", "<= (uint64_t)208)", "<= (uint64_t)192)", "<= (uint64_t)240)"})
+    EXPECT_NE(r.c_source.find(bound), std::string::npos) << bound << "\n" << r.c_source;
 }
 
 TEST(VectorLanes, IndexArithmeticThatFitsRunsIn32BitLanes) {
