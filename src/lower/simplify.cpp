@@ -308,6 +308,13 @@ ExprP simplify(const ExprP& e, const RangeScope& scope) {
   int64_t x, y;
   switch (s->kind) {
     case EK::binary: {
+      // Data integers narrower than 64 bits, both sides constant: the wrapped result (`2 * BS * BS`
+      // with BS a dimension; left unfolded, a division by it ran lane by lane).
+      if (!is_index_int(s) && is_int(s->type) && dtype_bits(s->type) <= 32 && is_const(a[0], &x) && is_const(a[1], &y)) {
+        if (s->binop == BinOp::add) return int_imm(wrap_int(x + y, s->type), s->type);
+        if (s->binop == BinOp::sub) return int_imm(wrap_int(x - y, s->type), s->type);
+        if (s->binop == BinOp::mul) return int_imm(wrap_int(x * y, s->type), s->type);
+      }
       if (is_index_int(s) && (s->binop == BinOp::add || s->binop == BinOp::sub || s->binop == BinOp::mul)) {
         Linear l = linear(s);
         fold_divmod(l);

@@ -1,4 +1,5 @@
-// The index simplifier's division rules: whole multiples of the divisor leave a division, and a
+// The simplifier's folding of constant data integers (wrapping as their type), and the index
+// simplifier's division rules: whole multiples of the divisor leave a division, and a
 // constant smaller than the other terms' common factor joins the remainder. Each rewrite is checked
 // against floor division and modulo at every value of its variables, and for the shape it must have
 // (the GPU compiler proves four neighbouring elements aligned only from the simple form).
@@ -24,6 +25,22 @@ int64_t value_at(const ExprP& e, int64_t ty, int64_t tx) {
   int64_t out = 0;
   EXPECT_TRUE(is_const(simplify(sub(v)), &out)) << to_string(v);
   return out;
+}
+
+TEST(Simplify, ConstantDataIntegerArithmeticFoldsAsItWraps) {
+  // (`2 * BS * BS` in i32, BS a dimension: unfolded, a division by it ran lane by lane.)
+  auto i32 = [](int64_t v) { return int_imm(v, DType::i32); };
+  auto fold = [](const ExprP& e) {
+    int64_t v = 0;
+    ExprP s = simplify(e, RangeScope{});
+    EXPECT_TRUE(is_const(s, &v)) << to_string(s);
+    EXPECT_EQ(s->type, e->type);
+    return v;
+  };
+  EXPECT_EQ(fold(binary(BinOp::mul, binary(BinOp::mul, i32(2), i32(11), DType::i32), i32(11), DType::i32)), 242);
+  EXPECT_EQ(fold(binary(BinOp::mul, i32(65536), i32(65536), DType::i32)), 0);  // 2^32 wraps to 0 in i32
+  EXPECT_EQ(fold(binary(BinOp::add, int_imm(200, DType::u8), int_imm(100, DType::u8), DType::u8)), 44);
+  EXPECT_EQ(fold(binary(BinOp::sub, i32(-2147483647 - 1), i32(1), DType::i32)), 2147483647);
 }
 
 TEST(Simplify, DivisionByAPowerOfTwoKeepsOnlyTheSmallTermsInside) {
