@@ -122,4 +122,8 @@ class KernelWorker {
 // `--unsandboxed-emulation` among a worker's arguments.
 bool unsandboxed_emulation_argument(int argc, char** argv);
 
+// Keeps the memory a kernel frees in its process (no fresh mappings or heap trimming between
+// calls), so that scratch memory does not page-fault anew in every call; every worker does this.
+void keep_freed_memory();
+
 }  // namespace ekb::worker
