@@ -91,7 +91,7 @@ struct Side {
   std::vector<double> between_ms;
   std::vector<TensorData> checked;  // CPU, warm: the last call's outputs of the latest turn, copied as it answered
 
-  // A request; the CPU the worker used since it answered a timed call is recorded.
+  // A request; the CPU the worker used since the last timed request was sent is recorded first.
   Reply request(const nlohmann::json& req, int timeout_ms) {
     close_request_cpu();
     const bool timed = timing && req.value("op", "") == "run";

@@ -108,6 +108,10 @@ std::vector<std::string> recurrence_directives(const Graph& g, const LStage& s, 
 constexpr double kGatherCost = 1.5, kScatterCost = 2.0, kInterleavedCost = 3.0;
 constexpr int64_t kShortStride = 4;  // the longest stride (and divisor) that counts as short
 
+// A loop too short for vector lanes of its own: under 4 points, or fewer than the lanes and not a
+// power of two. Such a loop takes lanes only fused with the loop outside it (Rules::vector_var).
+bool too_short_for_lanes(int64_t extent, int lanes) { return extent < 4 || (extent < lanes && (extent & (extent - 1)) != 0); }
+
 // The operations a read's address takes beyond sums and constant multiples: clamps, divisions,
 // selects. Scalar code pays them per point, gathering lanes per lane; a contiguous or uniform read
 // once per vector.
@@ -183,7 +187,8 @@ double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v,
     const int ops = index_ops(a.load);
     const double gather = (kGatherCost + ops) * lanes, once = 1.0 + ops;
     const int64_t step = st.value_or(0);
-    const double shuffled = step == 2 || step == -2 || step == -1 ? 2.0 + ops : (kInterleavedCost + ops) * lanes;
+    const double lane_by_lane_short = (kInterleavedCost + ops) * lanes;
+    const double shuffled = step == 2 || step == -2 || step == -1 ? 2.0 + ops : lane_by_lane_short;
     const double interleaved = std::llabs(step) <= kShortStride ? shuffled : gather;
     if (!st) {
       // An index divided along the lanes by a constant: by a multiple of the lanes, one element for
@@ -198,7 +203,7 @@ double vector_memory_cost(const Graph& g, const LStage& s, const std::string& v,
         continue;
       }
       if (d == DivAlongLanes::short_step && lanes >= 32) {
-        cost += a.repeat * (kInterleavedCost + ops) * lanes;  // (filled lane by lane)
+        cost += a.repeat * lane_by_lane_short;
         continue;
       }
     }
@@ -283,8 +288,7 @@ struct Rules {
       // lane: an sRGB encode's pow in lanes of w * 3 + c ran 2.3x slower than plain loops.)
       const bool fusable = may_fuse && i + 1 == s.vars.size() && i >= keep + 1 && one_run(s, s.vars[i - 1], s.vars[i], s.extents[i]) &&
                            !guard_uses(s.value, {s.vars[i - 1]}) && scalar_only_calls(s) == 0;
-      if (s.extents[i] < 4 && !fusable) continue;
-      if (s.extents[i] < lanes && (s.extents[i] & (s.extents[i] - 1)) != 0 && !fusable) continue;
+      if (too_short_for_lanes(s.extents[i], lanes) && !fusable) continue;
       // (Lanes whose write interleaves with others — x, y, z of a sample side by side, a short
       // constant stride — are not chosen: plain loops leave clang's vectorizer to read and write such
       // a layout in whole vectors with shuffles, 3.6x faster than our lanes scattering to every
@@ -367,7 +371,7 @@ struct Rules {
       // A short lanes' loop, or one that leaves a tail, fused with the loops outside it while they
       // are one contiguous run with it.
       std::string first_var = v;  // (strides are the innermost variable's)
-      const bool too_short = e < 4 || (e < lanes && (e & (e - 1)) != 0);  // (vector_var's fusable loops)
+      const bool too_short = too_short_for_lanes(e, lanes);
       while (may_fuse && (e % lanes != 0 || e < 4 * lanes) && n.order.size() >= 2 + keep) {
         const std::string& u = n.order[n.order.size() - 2];
         auto ui = std::find(s.vars.begin(), s.vars.end(), u);
