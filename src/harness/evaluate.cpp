@@ -73,14 +73,15 @@ struct Side {
   bool out_of_bounds = false;
   uint64_t rss_mark = 0;      // resident memory when sandboxed: its growth is the kernel's own
   // Per timed request: the CPU seconds the worker used from the request until its next one (or the
-  // end of the quiet spell), the seconds the request took (the harness's clock, the call's way there
-  // and back included) and the seconds from its answer to that next request.
+  // end of the quiet spell), the seconds the request took (the worker's own `busy_ms`, checked to lie
+  // within the harness's clock around it) and the seconds from its answer to that next request.
   // (Read when the worker is idle, before the request and after the quiet spell: a thread that is
   // running has its CPU time brought up to date only at the scheduler's tick, so a reading as it
   // answers missed up to a tick of each busy thread — a 2.7 ms parallel call showed up to 3.7 ms
   // of CPU "after answering" in a 1.3 ms gap, on 2 CPUs.)
   std::vector<double> request_cpu, request_wall, after_call_gap;
   double cpu_at_request = -1;
+  double request_busy_s = -1;  // the worker's own time of the timed request in flight (`busy_ms`), once checked
   double cpu_count = 1;  // the CPUs the worker may run on (it is pinned to them)
   std::chrono::steady_clock::time_point sent_at, answered_at;
   bool timing = false;  // a timed round: record request_cpu and outside_ms
@@ -107,7 +108,10 @@ struct Side {
     if (cpu_at_request < 0) return;
     auto now = std::chrono::steady_clock::now();
     request_cpu.push_back(std::max(0.0, w->cpu_seconds() - cpu_at_request));
-    request_wall.push_back(std::chrono::duration<double>(answered_at - sent_at).count());
+    // (The worker's own time of the request where it reported one: it lies within the harness's
+    // clock around the request, which also holds the harness's own waits on a busy machine.)
+    request_wall.push_back(request_busy_s >= 0 ? request_busy_s : std::chrono::duration<double>(answered_at - sent_at).count());
+    request_busy_s = -1;
     after_call_gap.push_back(std::chrono::duration<double>(now - answered_at).count());
     cpu_at_request = -1;
   }
@@ -246,6 +250,7 @@ struct Side {
       return false;
     }
     if (!gpu && timing) outside_ms.push_back((r.wall_ms - busy_ms) / calls);
+    if (!gpu && timing) request_busy_s = busy_ms / 1000;
     if (wall_ms) *wall_ms = kernel_ms;
     return true;
   }
@@ -338,8 +343,8 @@ bool over_budget(Evaluation& e, const Side& cand, const EvalOptions& o) {
 // Work moved off the timed path: the candidate's worker kept using CPU after answering a call (a
 // thread finishing the job after the call "returned"). What it used beyond its call is bounded from
 // below by what it used from the request until its next one (or the end of the quiet spell), less
-// the most the call itself could use (its CPUs, which it is pinned to, for the request's whole time
-// on the harness's clock). Answering itself costs some CPU (tens of microseconds on a virtual
+// the most the call itself could use (its CPUs, which it is pinned to, for the worker's own time of
+// the request, which the harness checks lies within its clock around the request). Answering itself costs some CPU (tens of microseconds on a virtual
 // machine); the baseline's worker, the same program, measures that. The medians per call are
 // compared: the candidate's may exceed the baseline's by 20 us or half the baseline's call time,
 // whichever is more.
