@@ -603,7 +603,10 @@ Evaluation run_attempt(const Program& p, const std::string& candidate_source, bo
   e.speedup = reported.speedup;
   e.speedup_lo = reported.lo;
   e.speedup_hi = reported.hi;
-  if (over_budget(e, cand, o) || background_work(e, cand, base, o) || clock_disagrees(e, cand, base, o)) return e;
+  // (The clock first: background_work's allowance is the worker's own time of each request, to be
+  // trusted only once the harness's clock agrees with it; a kernel that moved its worker's clock
+  // back would otherwise show its own time as work after answering.)
+  if (over_budget(e, cand, o) || clock_disagrees(e, cand, base, o) || background_work(e, cand, base, o)) return e;
   // Too fast: `invalid` only with a proof; anything else it suggests is a note (time_verdict.h).
   TimeVerdict verdict = judge_time(p, e.candidate.median, o);
   e.notes = verdict.notes;
