@@ -25,12 +25,12 @@ for t in $tasks; do
   "$EKB" compile "$t" --emit c | sed '/^void ekb_entry(/,$d' > "$out/raw-c/$t.c"
 done
 python3 - "$out" $tasks <<'PY'
-import json, sys, re
+import json, sys
 out, tasks = sys.argv[1], sys.argv[2:]
 replies = []
 for t in tasks:
     code = open(f"{out}/raw-c/{t}.c").read()
-    replies.append({"match": "## The task: " + re.escape(t) + "\\n[\\s\\S]*## The ABI", "repeat": 1000,
+    replies.append({"contains": ["## The task: " + t + "\n", "## The ABI"], "repeat": 1000,
                     "content": "The kernel:\n```c\n" + code + "```\n"})
 json.dump({"replies": replies, "default": {"echo_fenced": "ekb"}}, open(f"{out}/script.json", "w"))
 PY
@@ -46,6 +46,12 @@ step "$EKB" generate --mode ir --samples 1 --subset "$subset" --out "$out/direct
 step "$EKB" eval "$out/direct" --db "$db"
 step "$EKB" agent --policy llm --mode raw --subset "$subset" --budget "$budget" --out "$out/freeform" "${llm[@]}"
 step "$EKB" agent --policy llm --mode ir --subset "$subset" --budget "$budget" --out "$out/leka-llm" "${llm[@]}"
+# (A server that died mid-run leaves every later request unanswered: the figures would then measure
+# that, not the modes. Fail instead.)
+if ! kill -0 "$server" 2>/dev/null; then
+  echo "scripted_comparison.sh: the scripted server ($SERVER) died during the run (see $out/server.txt); the figures are not valid" >&2
+  exit 1
+fi
 step "$EKB" agent --policy search --subset "$subset" --budget "$budget" --out "$out/leka-search" --db "$db"
 echo "== ekb compare 1 3 4 5 (direct, free-form, LEKA-LLM, LEKA-search)"
 "$EKB" compare 1 3 4 5 --subset "$subset" --db "$db"

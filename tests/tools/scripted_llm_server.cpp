@@ -8,8 +8,11 @@
 // Binds 127.0.0.1 (port 0: any free port), prints "listening on 127.0.0.1:PORT" once it accepts
 // connections, serves POST /v1/chat/completions (and /chat/completions), and exits on SIGTERM/SIGINT.
 // The script: {"replies": [REPLY, ...], "default": REPLY}; replies are used one per request, in
-// order; a reply with "match" (an ECMAScript regular expression) is used first, for a request whose
-// last user message matches it. A REPLY's fields:
+// order; a reply with "match" (an ECMAScript regular expression) or "contains" (strings that must all
+// occur) is used first, for a request whose last user message matches it. (libstdc++'s regex recurses
+// once per character a `[\s\S]*` consumes: over a prompt of tens of kilobytes — a free-form turn
+// showing a large program — that overflowed the stack and the server died; `contains` has no such
+// limit.) A REPLY's fields:
 //   content            a normal 200 completion with this content (finish_reason, prompt_tokens and
 //                      completion_tokens override the defaults: "stop", body bytes / 4, content bytes / 4)
 //   status, body, headers   any other status, a raw body and extra headers (e.g. {"Retry-After": "1"})
@@ -68,15 +71,24 @@ std::string last_user_message(const json& request) {
 
 // The reply for a request (consumed): a matching "match" reply first, else the next in order, else
 // the default; nullopt when the script is used up.
+bool targeted(const json& reply) { return reply.contains("match") || reply.contains("contains"); }
+
+bool matches(const json& reply, const std::string& user_message) {
+  if (reply.contains("contains"))
+    for (const auto& part : reply["contains"])
+      if (user_message.find(part.get<std::string>()) == std::string::npos) return false;
+  return !reply.contains("match") ||
+         std::regex_search(user_message, std::regex(reply["match"].get<std::string>(), std::regex::ECMAScript));
+}
+
 std::optional<json> next_reply(State& s, const std::string& user_message) {
   for (auto& r : s.replies)
-    if (r.left > 0 && r.reply.contains("match") &&
-        std::regex_search(user_message, std::regex(r.reply["match"].get<std::string>(), std::regex::ECMAScript))) {
+    if (r.left > 0 && targeted(r.reply) && matches(r.reply, user_message)) {
       --r.left;
       return r.reply;
     }
   for (auto& r : s.replies)
-    if (r.left > 0 && !r.reply.contains("match")) {
+    if (r.left > 0 && !targeted(r.reply)) {
       --r.left;
       return r.reply;
     }

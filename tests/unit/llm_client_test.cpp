@@ -411,6 +411,20 @@ TEST_F(LlmClientTest, ScriptedServerEchoesFencedProgramsAndMatches) {
   EXPECT_EQ(cl->complete(prompt("the softmax task")).content, "default");  // consumed
 }
 
+TEST_F(LlmClientTest, ScriptedServerMatchesEveryStringOfContainsInALongPrompt) {
+  // A free-form turn's prompt shows a whole generated program: hundreds of kilobytes. (The comparison
+  // script's regular expression `NAME\n[\s\S]*## The ABI` over such a prompt overflowed the server's
+  // stack; `contains` matches plain strings.)
+  auto c = serve({{"replies", {{{"contains", {"## The task: sdpa\n", "## The ABI"}}, {"content", "the raw reply"}, {"repeat", 2}}}},
+                  {"default", {{"content", "default"}}}});
+  auto cl = client(c);
+  std::string filler(400000, 'x');
+  EXPECT_EQ(cl->complete(prompt("## The task: sdpa\n" + filler + "\n## The ABI\n")).content, "the raw reply");
+  EXPECT_EQ(cl->complete(prompt("## The task: sdpa\n" + filler)).content, "default");  // one string missing
+  EXPECT_EQ(cl->complete(prompt("## The task: sdpa_kwt\n## The ABI")).content, "default");
+  EXPECT_EQ(cl->complete(prompt("## The ABI\n## The task: sdpa\n")).content, "the raw reply");
+}
+
 // Sets environment variables for one test and restores them after.
 class EnvGuard {
  public:
