@@ -53,21 +53,26 @@ bool uses(const ExprP& e, const std::string& v) {
 // Columns NI (whole vectors) and rows MI of the tile: accumulators MI x NI / lanes plus a register per
 // vector of B and one for the broadcast A fit the target's vector registers; among the fitting
 // shapes, the one that wastes least of the extents on partial tiles, then the largest.
+// The most rows (8 at most, and at most the extent) of a tile `v` registers wide whose accumulators,
+// B's vectors and A's broadcast fit the registers; 0 when none does.
+int64_t tile_rows(int64_t m_extent, int64_t v, int registers) {
+  for (int64_t mi = std::min<int64_t>(8, m_extent); mi >= 1; --mi)
+    if (mi * v + v + 1 <= registers) return mi;
+  return 0;
+}
+
 std::pair<int64_t, int64_t> tile_shape(int64_t m_extent, int64_t n_extent, int lanes, int registers) {
   std::pair<int64_t, int64_t> best{0, 0};
   double best_score = -1;
   for (int64_t v : {1, 2, 3, 4}) {
     int64_t ni = v * lanes;
     if (ni > n_extent && v > 1) break;
-    for (int64_t mi = 8; mi >= 1; --mi) {
-      if (mi > m_extent) continue;
-      if (mi * v + v + 1 > registers) continue;
-      auto used = [](int64_t e, int64_t f) { return static_cast<double>(e) / static_cast<double>((e + f - 1) / f * f); };
-      double work = static_cast<double>(mi * v);  // accumulators: the tile's reuse
-      double score = used(m_extent, mi) * used(n_extent, ni) * std::min(work, 16.0);
-      if (score > best_score + 1e-9) best_score = score, best = {mi, ni};
-      break;  // (the largest MI that fits for this width)
-    }
+    int64_t mi = tile_rows(m_extent, v, registers);
+    if (mi == 0) continue;
+    auto used = [](int64_t e, int64_t f) { return static_cast<double>(e) / static_cast<double>((e + f - 1) / f * f); };
+    double work = static_cast<double>(mi * v);  // accumulators: the tile's reuse
+    double score = used(m_extent, mi) * used(n_extent, ni) * std::min(work, 16.0);
+    if (score > best_score + 1e-9) best_score = score, best = {mi, ni};
   }
   return best;
 }
@@ -99,8 +104,7 @@ TileChoice narrower_if_exact(int64_t m_extent, int64_t n_extent, int lanes, int 
     for (int64_t v = 4; v >= 1; --v) {
       int64_t cols = v * l;
       if (cols > n_extent || n_extent % cols != 0) continue;
-      int64_t rows = std::min<int64_t>(8, m_extent);
-      while (rows > 1 && rows * v + v + 1 > registers) --rows;
+      int64_t rows = tile_rows(m_extent, v, registers);
       if (rows < 2) continue;
       double time = row_time(n_extent, rows, cols, l);
       if (time < best_time) best_time = time, best = {l, rows, cols};
